@@ -1,0 +1,37 @@
+"""The one place that finds kg's data folders (schemas/, queries/, the NLP config)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["package_dir", "schemas_dir", "queries_dir", "nlp_data_dir", "schema_path"]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def package_dir() -> Path:
+    """Return the directory of the installed ``kg`` package."""
+    return _PACKAGE
+
+
+def schemas_dir() -> Path:
+    """Return the ``schemas/`` directory (ontology, JSON Schema, SHACL shapes)."""
+    return _PACKAGE.parent / "schemas"
+
+
+def queries_dir() -> Path:
+    """Return the ``queries/`` directory of saved Cypher queries."""
+    return _PACKAGE.parent / "queries"
+
+
+def nlp_data_dir() -> Path:
+    """Return the directory holding the NLP config and word lists."""
+    return _PACKAGE / "nlp" / "data"
+
+
+def schema_path(name: str) -> Path:
+    """Return the path of the file ``name`` in ``schemas/``, checking it exists."""
+    path = schemas_dir() / name
+    if not path.exists():
+        raise FileNotFoundError(f"kg schema file {path} is missing; reinstall kg from its source tree")
+    return path
