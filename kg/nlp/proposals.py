@@ -1,0 +1,125 @@
+"""What a paper proposes: "we propose X", "dubbed X", "called X", "our X"."""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from kg.nlp.component import KgComponent
+from kg.nlp.entities import _content_tokens, phrase_type
+from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.vocabulary import Lexicon
+
+__all__ = ["ProposalFinder"]
+
+_PROPOSE_VERBS = {
+    "propose", "introduce", "present", "develop", "design", "build", "construct", "create",
+    "devise", "release", "curate", "contribute", "formulate", "establish", "offer", "put",
+}
+_NAMING_WORDS = {"dubbed", "called", "named", "termed", "coined", "denoted"}
+
+
+class ProposalFinder(KgComponent):
+    """Mark the entities the paper itself introduces.
+
+    Reads ``doc.spans["kg_entities"]`` and the parse; writes ``doc._.kg_proposed``
+    (``[start_char, end_char, rule]``) and, for an unnamed proposal ("a two-stage
+    framework"), adds a new mention named by the phrase to ``doc.spans["kg_entities"]``.
+    """
+
+    def __init__(self, nlp: Language, name: str, *, lexicon: Lexicon, window: int = 12) -> None:
+        self.name = name
+        self.lexicon = lexicon
+        self.window = window
+
+    def process(self, doc: Doc) -> None:
+        mentions = list(doc.spans.get(ENTITY_SPANS, []))
+        proposed = doc_data(doc, "kg_proposed")
+        info = doc_data(doc, "kg_mention_info")
+        marked: set[tuple[int, int]] = set()
+
+        def mark(span: Span, rule: str) -> None:
+            key = (span.start_char, span.end_char)
+            if key not in marked:
+                marked.add(key)
+                proposed.append([span.start_char, span.end_char, f"{self.name}.{rule}"])
+
+        for tok in doc:
+            lemma = tok.lemma_.lower()
+            if lemma in _PROPOSE_VERBS and tok.pos_ == "VERB" and _has_we_subject(tok):
+                self._mark_object(doc, tok, mentions, mark, info)
+            elif tok.lower_ in _NAMING_WORDS and tok.i + 1 < len(doc):
+                hit = _first_mention_from(mentions, tok.i + 1, tok.i + 4)
+                if hit is not None:
+                    mark(hit, "naming")
+            elif tok.lower_ == "our" and tok.i + 1 < len(doc):
+                hit = _first_mention_from(mentions, tok.i + 1, tok.i + 3)
+                if hit is not None and hit.label_ in {"Method", "Dataset"}:
+                    mark(hit, "our")
+        doc.spans[ENTITY_SPANS] = sorted(mentions, key=lambda s: s.start)
+
+    def _mark_object(self, doc: Doc, verb, mentions: list[Span], mark, info: dict) -> None:
+        objects = [c for c in verb.children if c.dep_ in {"dobj", "obj", "attr", "oprd"}]
+        if not objects:
+            for prep in (c for c in verb.children if c.dep_ in {"prep", "prt"}):
+                objects += [c for c in prep.children if c.dep_ == "pobj"]
+        for obj in objects[:1]:
+            subtree = doc[obj.left_edge.i : obj.right_edge.i + 1]
+            end = min(subtree.end, verb.i + 1 + self.window)
+            inside = [m for m in mentions if m.start >= subtree.start and m.end <= end]
+            if inside:
+                mark(inside[0], "propose")
+                for extra in inside[1:]:
+                    if extra.label_ == inside[0].label_ and _joined_by_and(doc, inside[0], extra):
+                        mark(extra, "propose")
+                continue
+            chunk = doc[obj.left_edge.i : obj.i + 1]
+            span = _content_tokens(chunk, self.lexicon)
+            if span is None or len(span) > 6 or len(span) < 2:
+                continue
+            label = phrase_type(span, self.lexicon) or "Method"
+            if label not in {"Method", "Dataset"}:
+                continue
+            new = Span(doc, span.start, span.end, label=label)
+            if any(m.start < new.end and new.start < m.end for m in mentions):
+                continue
+            mentions.append(new)
+            info[f"{new.start_char}:{new.end_char}"] = {
+                "rule": f"{self.name}.unnamed", "confidence": 0.5, "benchmark": False,
+                "group": None,
+            }
+            mark(new, "unnamed")
+
+
+def _has_we_subject(verb) -> bool:
+    for child in verb.children:
+        if child.dep_ in {"nsubj", "nsubjpass"} and child.lower_ in {"we", "i"}:
+            return True
+    if verb.dep_ in {"conj", "xcomp"} and verb.head is not verb:
+        return _has_we_subject(verb.head)
+    if verb.dep_ == "auxpass" or any(c.dep_ == "auxpass" for c in verb.children):
+        return any(t.lower_ in {"this", "here", "paper"} for t in verb.sent[: verb.i - verb.sent.start])
+    return False
+
+
+def _first_mention_from(mentions: list[Span], start: int, stop: int) -> Span | None:
+    for m in mentions:
+        if start <= m.start < stop:
+            return m
+    return None
+
+
+def _joined_by_and(doc: Doc, first: Span, second: Span) -> bool:
+    between = doc[first.end : second.start]
+    return len(between) <= 2 and any(t.lower_ in {"and", ","} for t in between)
+
+
+@Language.factory(
+    "kg_proposals",
+    assigns=["doc._.kg_proposed", "doc.spans"],
+    requires=["doc.spans"],
+    default_config={"lexicon": {"@misc": "kg.lexicon.v1", "path": ""}, "window": 12},
+)
+def make_proposal_finder(nlp: Language, name: str, lexicon: Lexicon, window: int) -> ProposalFinder:
+    """Build the proposal finder."""
+    return ProposalFinder(nlp, name, lexicon=lexicon, window=window)

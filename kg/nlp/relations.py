@@ -1,0 +1,204 @@
+"""Relations between entity mentions: dependency patterns, sentence co-occurrence, paper scope."""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from kg.nlp.component import KgComponent
+from kg.nlp.extensions import ENTITY_SPANS, doc_data
+
+__all__ = ["RelationExtractor", "RELATION_TYPES", "ALLOWED"]
+
+RELATION_TYPES = (
+    "USES", "APPLIED_TO", "EVALUATED_ON", "OUTPERFORMS", "COMPARED_WITH", "BENCHMARK_FOR",
+    "MEASURED_BY",
+)
+ALLOWED = {
+    "USES": ({"Method"}, {"Method"}),
+    "APPLIED_TO": ({"Method"}, {"Task"}),
+    "EVALUATED_ON": ({"Method"}, {"Dataset"}),
+    "OUTPERFORMS": ({"Method"}, {"Method"}),
+    "COMPARED_WITH": ({"Method"}, {"Method"}),
+    "BENCHMARK_FOR": ({"Dataset"}, {"Task"}),
+    "MEASURED_BY": ({"Task", "Dataset"}, {"Metric"}),
+}
+"""Head and tail types each relation type joins (the annotation guidelines' schema)."""
+
+_BEAT = {"outperform", "surpass", "beat", "exceed", "outpace", "outstrip", "dominate"}
+_COMPARE = {"compare", "benchmark", "contrast"}
+_USE = {
+    "use", "build", "leverage", "employ", "adopt", "integrate", "incorporate", "combine",
+    "utilize", "utilise", "extend", "fine-tune", "finetune", "base", "rely", "equip", "augment",
+    "initialize", "distill", "inherit", "exploit", "harness", "apply", "couple", "unify", "fuse",
+}
+_SELF = {"we", "our", "it", "ours", "this", "which"}
+
+
+class RelationExtractor(KgComponent):
+    """Find typed relations between the entity mentions of a doc.
+
+    Reads ``doc.spans["kg_entities"]``, ``doc._.kg_proposed`` and ``doc._.kg_results``;
+    writes ``doc._.kg_relations``: ``{"head": [s, e], "type", "tail": [s, e],
+    "sentence", "rule", "confidence"}`` with char offsets of both mentions.
+    """
+
+    def __init__(self, nlp: Language, name: str, *, paper_scope: bool = True) -> None:
+        self.name = name
+        self.paper_scope = paper_scope
+
+    def process(self, doc: Doc) -> None:
+        mentions = list(doc.spans.get(ENTITY_SPANS, []))
+        proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+        main = next(
+            (m for m in mentions if m.label_ == "Method" and (m.start_char, m.end_char) in proposed),
+            None,
+        )
+        out = doc_data(doc, "kg_relations")
+        seen: set[tuple] = set()
+
+        def add(head: Span, rtype: str, tail: Span, sent: int, rule: str, conf: float) -> None:
+            heads, tails = ALLOWED[rtype]
+            if head.label_ not in heads or tail.label_ not in tails:
+                return
+            if head.text.lower() == tail.text.lower():
+                return
+            key = (head.start_char, rtype, tail.start_char)
+            if key in seen:
+                return
+            seen.add(key)
+            out.append({
+                "head": [head.start_char, head.end_char], "type": rtype,
+                "tail": [tail.start_char, tail.end_char], "sentence": sent,
+                "rule": f"{self.name}.{rule}", "confidence": conf,
+            })
+
+        for index, sent in enumerate(doc.sents):
+            in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
+            self._verb_patterns(sent, index, in_sent, main, add)
+            self._cooccurrence(sent, index, in_sent, main, add)
+        if self.paper_scope and main is not None:
+            self._paper_scope(doc, mentions, main, add)
+        for row in doc_data(doc, "kg_results"):
+            self._from_result(doc, row, mentions, add)
+
+    # -- sentence rules ------------------------------------------------------------------
+    def _verb_patterns(self, sent: Span, index: int, in_sent: list[Span], main, add) -> None:
+        for tok in sent:
+            lemma = tok.lemma_.lower()
+            if tok.pos_ not in {"VERB", "AUX"} and tok.lower_ not in {"better", "superior"}:
+                continue
+            if lemma in _BEAT or tok.lower_ in {"better", "superior"}:
+                rtype, rule = "OUTPERFORMS", "beat_verb"
+            elif lemma in _COMPARE:
+                rtype, rule = "COMPARED_WITH", "compare_verb"
+            elif lemma in _USE:
+                rtype, rule = "USES", "use_verb"
+            else:
+                continue
+            subjects = _subject_mentions(tok, in_sent, main)
+            objects = _object_mentions(tok, in_sent)
+            for head in subjects:
+                for tail in objects:
+                    add(head, rtype, tail, index, rule, 0.75)
+
+    def _cooccurrence(self, sent: Span, index: int, in_sent: list[Span], main, add) -> None:
+        methods = [m for m in in_sent if m.label_ == "Method"]
+        tasks = [m for m in in_sent if m.label_ == "Task"]
+        datasets = [m for m in in_sent if m.label_ == "Dataset"]
+        metrics = [m for m in in_sent if m.label_ == "Metric"]
+        for method in methods[:2]:
+            for task in tasks:
+                if method.start < task.start:
+                    add(method, "APPLIED_TO", task, index, "cooccur", 0.45)
+            for data in datasets:
+                add(method, "EVALUATED_ON", data, index, "cooccur", 0.45)
+        for data in datasets:
+            for task in tasks:
+                add(data, "BENCHMARK_FOR", task, index, "cooccur", 0.45)
+        for subject in datasets + tasks:
+            for metric in metrics:
+                add(subject, "MEASURED_BY", metric, index, "cooccur", 0.4)
+
+    def _paper_scope(self, doc: Doc, mentions: list[Span], main: Span, add) -> None:
+        sents = list(doc.sents)
+        sent_of = {m.start_char: _sent_index(sents, m) for m in mentions}
+        main_sent = sent_of.get(main.start_char, 0)
+        for m in mentions:
+            where = sent_of[m.start_char]
+            if m.label_ == "Task":
+                add(main, "APPLIED_TO", m, where, "paper_scope", 0.35)
+            elif m.label_ == "Dataset":
+                add(main, "EVALUATED_ON", m, where, "paper_scope", 0.35)
+            elif m.label_ == "Method" and where in {main_sent, main_sent + 1}:
+                add(main, "USES", m, where, "paper_scope", 0.35)
+
+    def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:
+        by_start = {m.start_char: m for m in mentions}
+        method = by_start.get((row.get("method_span") or [None])[0])
+        data = by_start.get((row.get("dataset_span") or [None])[0])
+        metric = by_start.get((row.get("metric_span") or [None])[0])
+        task = by_start.get((row.get("task_span") or [None])[0])
+        if method is not None and data is not None:
+            add(method, "EVALUATED_ON", data, row["sentence"], "result", 0.6)
+        if metric is not None:
+            for subject in (data, task):
+                if subject is not None:
+                    add(subject, "MEASURED_BY", metric, row["sentence"], "result", 0.6)
+
+
+def _sent_index(sents: list[Span], mention: Span) -> int:
+    for i, sent in enumerate(sents):
+        if sent.start <= mention.start < sent.end:
+            return i
+    return 0
+
+
+def _in_subtree(mention: Span, token: Token) -> bool:
+    return token.left_edge.i <= mention.start and mention.end - 1 <= token.right_edge.i
+
+
+def _subject_mentions(verb: Token, in_sent: list[Span], main) -> list[Span]:
+    head = verb
+    while head.dep_ in {"conj", "xcomp", "advcl", "relcl", "acl"} and not any(
+        c.dep_ in {"nsubj", "nsubjpass"} for c in head.children
+    ):
+        if head.dep_ in {"relcl", "acl"}:  # "X, which outperforms Y" / "X outperforming Y"
+            found = [m for m in in_sent if m.start <= head.head.i < m.end]
+            return found or ([main] if main is not None else [])
+        head = head.head
+        if head is head.head:
+            break
+    for child in head.children:
+        if child.dep_ in {"nsubj", "nsubjpass"}:
+            found = [m for m in in_sent if _in_subtree(m, child) and m.label_ == "Method"]
+            if found:
+                return found[:2]
+            if child.lower_ in _SELF or any(t.lower_ in _SELF for t in child.subtree):
+                return [main] if main is not None else []
+    return []
+
+
+def _object_mentions(verb: Token, in_sent: list[Span]) -> list[Span]:
+    objects: list[Span] = []
+    for child in verb.children:
+        if child.dep_ in {"dobj", "obj", "attr", "pobj", "oprd"}:
+            objects += [m for m in in_sent if _in_subtree(m, child)]
+        elif child.dep_ in {"prep", "agent", "acomp"} and child.lower_ not in {"on", "across", "in"}:
+            for grandchild in child.subtree:
+                if grandchild.dep_ == "pobj":
+                    objects += [m for m in in_sent if _in_subtree(m, grandchild)]
+                    break
+    unique = {(m.start, m.end): m for m in objects}
+    return [m for m in unique.values() if m.label_ == "Method"]
+
+
+@Language.factory(
+    "kg_relations",
+    assigns=["doc._.kg_relations"],
+    requires=["doc.spans", "doc._.kg_proposed", "doc._.kg_results"],
+    default_config={"paper_scope": True},
+)
+def make_relation_extractor(nlp: Language, name: str, paper_scope: bool) -> RelationExtractor:
+    """Build the rule-based relation extractor."""
+    return RelationExtractor(nlp, name, paper_scope=paper_scope)

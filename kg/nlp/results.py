@@ -1,0 +1,185 @@
+"""Reported results: numbers with their unit, metric, method, data set, task and delta flag."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import registry
+
+from kg.nlp.component import KgComponent
+from kg.nlp.extensions import ENTITY_SPANS, doc_data
+
+__all__ = ["ResultsExtractor", "parse_number", "find_numbers"]
+
+_NUMBER = re.compile(
+    r"(?<![\w.\-/])([+±]?)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
+    r"(\\?%|percent\b|×|x(?![A-Za-z])|X(?![A-Za-z])|-?times\b|times(?![a-z])|-fold\b|fold\b)?"
+)
+_DELTA_LEFT = re.compile(
+    r"(improv|gain|boost|increas|reduc|decreas|\bby\b|outperform|surpass|exceed|accelerat|"
+    r"speed|lower|cut|sav|raise|lift|\+)", re.I
+)
+_DELTA_RIGHT = re.compile(
+    r"^\W{0,3}(\w+\s){0,2}(improvement|gain|boost|increase|reduction|decrease|faster|speedup|"
+    r"speed-up|higher|lower|better|fewer|less|more|smaller|larger|improv|reduc|fold)", re.I
+)
+_SPEED_RIGHT = re.compile(r"^\W{0,2}(faster|speed-?up|acceleration|quicker)", re.I)
+
+
+@registry.misc("kg.parse_number.v1")
+def make_number_parser():
+    """Return the number parser the results extractor uses."""
+    return parse_number
+
+
+def parse_number(text: str) -> float | None:
+    """Return the value of a written number ("2,552", "60.2"), or None.
+
+    Examples
+    --------
+    >>> parse_number("2,552"), parse_number("60.2"), parse_number("abc")
+    (2552.0, 60.2, None)
+    """
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def find_numbers(text: str) -> list[tuple[int, int, str, str, str | None]]:
+    """Return ``(start, end, sign, number, unit)`` for each number in ``text``.
+
+    Examples
+    --------
+    >>> [(n, u) for _, _, _, n, u in find_numbers("gains 11\\\\% and runs 4times faster")]
+    [('11', '%'), ('4', 'x')]
+    """
+    out = []
+    for m in _NUMBER.finditer(text):
+        unit_raw = m.group(3)
+        unit = None
+        if unit_raw:
+            unit = "%" if "%" in unit_raw or unit_raw == "percent" else "x"
+        end = m.end(3) if unit_raw else m.end(2)
+        out.append((m.start(), end, m.group(1), m.group(2), unit))
+    return out
+
+
+class ResultsExtractor(KgComponent):
+    """Find reported results.
+
+    Reads ``doc.spans["kg_entities"]`` and ``doc._.kg_proposed``; writes
+    ``doc._.kg_results``: one dict per number with a unit or a metric, holding
+    value, unit, delta, metric (text and char span), the char spans of the method,
+    data set and task it is reported for, and provenance.
+    """
+
+    def __init__(self, nlp: Language, name: str, *, max_gap: int = 8, number_parser=parse_number):
+        self.name = name
+        self.max_gap = max_gap
+        self.number_parser = number_parser
+
+    def process(self, doc: Doc) -> None:
+        mentions = list(doc.spans.get(ENTITY_SPANS, []))
+        main = _main_method(doc, mentions)
+        results = doc_data(doc, "kg_results")
+        for sent_index, sent in enumerate(doc.sents):
+            in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
+            for start, end, sign, number, unit in find_numbers(sent.text):
+                row = self._result(doc, sent, sent_index, in_sent, main, start, end, sign,
+                                   number, unit)
+                if row is not None:
+                    results.append(row)
+
+    def _result(self, doc, sent: Span, sent_index: int, in_sent: list[Span], main, start, end,
+                sign, number, unit):
+        s_char, e_char = sent.start_char + start, sent.start_char + end
+        value = self.number_parser(number)
+        if value is None:
+            return None
+        if any(m.start_char <= s_char < m.end_char for m in in_sent):
+            return None  # part of a name: ResNet-50, CIFAR-10
+        after = doc.text[e_char : e_char + 40]
+        before = doc.text[max(sent.start_char, s_char - 40) : s_char]
+        if unit is None and re.match(r"^[A-Za-z]", after):
+            return None  # 7B, 3D
+        if unit is None and 1900 <= value <= 2100 and "." not in number:
+            return None
+        metric_span = _metric_after(in_sent, e_char, doc) or _metric_before(in_sent, s_char, doc)
+        metric_text = metric_span.text if metric_span is not None else None
+        if metric_text is None and unit == "x" and _SPEED_RIGHT.match(after):
+            word = _SPEED_RIGHT.match(after).group(1).lower()
+            metric_text = "speed" if word == "faster" or word == "quicker" else "speedup"
+        if unit is None and metric_text is None:
+            return None
+        delta = bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(
+            _DELTA_RIGHT.match(after)
+        )
+        methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
+        method = methods[-1] if methods else main
+        datasets = [m for m in in_sent if m.label_ == "Dataset"]
+        tasks = [m for m in in_sent if m.label_ == "Task"]
+        return {
+            "value": value,
+            "unit": unit,
+            "delta": delta,
+            "metric": metric_text,
+            "metric_span": _chars(metric_span),
+            "method_span": _chars(method),
+            "dataset_span": _chars(_nearest(datasets, s_char)),
+            "task_span": _chars(tasks[0] if tasks else None),
+            "condition": None,
+            "start": s_char,
+            "end": e_char,
+            "sentence": sent_index,
+            "rule": f"{self.name}.pattern",
+            "confidence": 0.7 if metric_span is not None else 0.5,
+        }
+
+
+def _chars(span: Span | None) -> list[int] | None:
+    return [span.start_char, span.end_char] if span is not None else None
+
+
+def _metric_after(mentions: list[Span], end_char: int, doc: Doc) -> Span | None:
+    for m in mentions:
+        if m.label_ == "Metric" and 0 <= m.start_char - end_char <= 25:
+            gap = doc.text[end_char : m.start_char]
+            if len(gap.split()) <= 3 and not re.search(r"[;,]|\band\b", gap):
+                return m
+    return None
+
+
+def _metric_before(mentions: list[Span], start_char: int, doc: Doc) -> Span | None:
+    best = None
+    for m in mentions:
+        if m.label_ == "Metric" and 0 <= start_char - m.end_char <= 40:
+            gap = doc.text[m.end_char : start_char]
+            if len(gap.split()) <= 5 and not re.search(r"[;]", gap):
+                best = m
+    return best
+
+
+def _nearest(spans: list[Span], char: int) -> Span | None:
+    return min(spans, key=lambda s: abs(s.start_char - char)) if spans else None
+
+
+def _main_method(doc: Doc, mentions: list[Span]) -> Span | None:
+    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+    for m in mentions:
+        if m.label_ == "Method" and (m.start_char, m.end_char) in proposed:
+            return m
+    return None
+
+
+@Language.factory(
+    "kg_results",
+    assigns=["doc._.kg_results"],
+    requires=["doc.spans", "doc._.kg_proposed"],
+    default_config={"max_gap": 8, "number_parser": {"@misc": "kg.parse_number.v1"}},
+)
+def make_results_extractor(nlp: Language, name: str, max_gap: int, number_parser) -> ResultsExtractor:
+    """Build the results extractor."""
+    return ResultsExtractor(nlp, name, max_gap=max_gap, number_parser=number_parser)

@@ -1,0 +1,84 @@
+"""Word lists the rule-based components read: the gazetteer and the head-word lexicon."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from spacy.util import registry
+
+from kg.resources import nlp_data_dir
+
+__all__ = ["Lexicon", "Gazetteer", "load_lexicon", "load_gazetteer"]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Head words and word classes used to type noun phrases (all lower case)."""
+
+    task_heads: frozenset[str]
+    method_heads: frozenset[str]
+    metric_heads: frozenset[str]
+    metric_words: frozenset[str]
+    metric_modifiers: frozenset[str]
+    dataset_heads: frozenset[str]
+    benchmark_heads: frozenset[str]
+    task_learning_modifiers: frozenset[str]
+    generic_words: frozenset[str]
+    vague_heads: frozenset[str]
+    generic_acronyms: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    """Known names: ``(type, term)`` rows matched case-insensitively or exactly."""
+
+    lower: tuple[tuple[str, str], ...]
+    exact: tuple[tuple[str, str], ...]
+
+    def type_of(self, text: str) -> str | None:
+        """Return the type of ``text`` if it is a known name."""
+        return _gazetteer_index(self).get(text) or _gazetteer_index(self).get(text.lower())
+
+
+@lru_cache(maxsize=8)
+def _gazetteer_index(gazetteer: Gazetteer) -> dict[str, str]:
+    index = {term.lower(): kind for kind, term in gazetteer.lower}
+    index.update({term: kind for kind, term in gazetteer.exact})
+    return index
+
+
+@registry.misc("kg.lexicon.v1")
+def load_lexicon(path: str = "") -> Lexicon:
+    """Read the lexicon JSON (default: the one shipped with kg)."""
+    return _read_lexicon(Path(path) if path else nlp_data_dir() / "lexicon.json")
+
+
+@lru_cache(maxsize=4)
+def _read_lexicon(path: Path) -> Lexicon:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    keep_case = {"generic_acronyms"}
+    return Lexicon(
+        **{
+            name: frozenset(w if name in keep_case else w.lower() for w in data[name])
+            for name in Lexicon.__dataclass_fields__
+        }
+    )
+
+
+@registry.misc("kg.gazetteer.v1")
+def load_gazetteer(path: str = "") -> Gazetteer:
+    """Read the gazetteer TSV (columns type, term, match) (default: the one shipped)."""
+    return _read_gazetteer(Path(path) if path else nlp_data_dir() / "vocab.tsv")
+
+
+@lru_cache(maxsize=4)
+def _read_gazetteer(path: Path) -> Gazetteer:
+    lower, exact = [], []
+    with open(path, encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            (lower if row["match"] == "lower" else exact).append((row["type"], row["term"]))
+    return Gazetteer(tuple(lower), tuple(exact))

@@ -1,0 +1,69 @@
+"""Name normalisation and deterministic keys (``method:low-rank-adaptation``)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+__all__ = ["normalise_name", "entity_key", "slug"]
+
+_DROP = re.compile(r"[^\w\s.%+]")
+_SPACES = re.compile(r"\s+")
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def normalise_name(name: str) -> str:
+    """Return the comparison form of a name (the gold scoring rules' normalisation).
+
+    NFKC, lower case, ``-``/``_``/``/`` become spaces, other punctuation except ``.``,
+    ``%`` and ``+`` is dropped, and a trailing ``s`` is cut from words longer than three
+    letters (not ``ss``).
+
+    Examples
+    --------
+    >>> normalise_name("Vision-Language Models")
+    'vision language model'
+    >>> normalise_name("LLMs"), normalise_name("loss")
+    ('llm', 'loss')
+    """
+    text = unicodedata.normalize("NFKC", name).lower()
+    text = re.sub(r"[-_/]", " ", text)
+    text = _DROP.sub("", text)
+    words = [_singular(w) for w in _SPACES.split(text.strip()) if w]
+    return " ".join(words)
+
+
+def slug(name: str) -> str:
+    """Return the URL- and key-safe form of a name.
+
+    Examples
+    --------
+    >>> slug("Low-Rank Adaptation")
+    'low-rank-adaptation'
+    >>> slug("mAP@0.5")
+    'map0.5'
+    """
+    text = normalise_name(name)
+    text = re.sub(r"[^a-z0-9.+%]+", "-", text.replace("%", "pct").replace("+", "plus"))
+    ascii_text = re.sub(r"[^\x00-\x7f]", "", text).strip("-.")
+    if ascii_text != text.strip("-.") or not ascii_text:  # keep non-ASCII names distinct
+        digest = hashlib.sha1(normalise_name(name).encode("utf-8")).hexdigest()[:8]
+        return f"{ascii_text}-{digest}" if ascii_text else digest
+    return ascii_text
+
+
+def entity_key(type_: str, name: str) -> str:
+    """Return the deterministic key of an entity.
+
+    Examples
+    --------
+    >>> entity_key("Method", "Low-Rank Adaptation")
+    'method:low-rank-adaptation'
+    """
+    return f"{type_.lower()}:{slug(name)}"
