@@ -78,7 +78,8 @@ def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
         )
         evidence = [dict(ev, paper=pid)]
         _add_edge(G, pkey, res["id"], "REPORTS", pid, res["confidence"], evidence)
-        for field, rtype in (("method_id", "FOR"), ("task_id", "FOR"), ("dataset_id", "ON"),
+        for field, rtype in (("method_id", "FOR_METHOD"), ("task_id", "FOR_TASK"),
+                             ("dataset_id", "ON_DATASET"),
                              ("metric_id", "MEASURED_BY")):
             if res.get(field):
                 _add_edge(G, res["id"], res[field], rtype, pid, res["confidence"], evidence)

@@ -26,8 +26,9 @@ EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
     "BENCHMARK_FOR": (("Dataset", "Task"),),
     "MEASURED_BY": (("Task", "Metric"), ("Dataset", "Metric"), ("Result", "Metric")),
     "REPORTS": (("Paper", "Result"),),
-    "FOR": (("Result", "Method"), ("Result", "Task")),
-    "ON": (("Result", "Dataset"),),
+    "FOR_METHOD": (("Result", "Method"),),
+    "FOR_TASK": (("Result", "Task"),),
+    "ON_DATASET": (("Result", "Dataset"),),
 }
 """Every relationship type and the (from label, to label) pairs it may join."""
 

@@ -1,0 +1,28 @@
+"""The ``kg`` command line: thin wrappers over library functions."""
+
+from __future__ import annotations
+
+import typer
+
+from kg.cli import build as _build
+from kg.cli import cypher as _cypher
+from kg.cli import eval as _eval
+from kg.cli._errors import run_with_errors
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="kg",
+    help="Turn ML paper abstracts into a knowledge graph (Turtle, JSON, LadybugDB, Neo4j).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("build")(_build.build)
+app.command("eval")(_eval.eval_cmd)
+app.command("cypher")(_cypher.cypher)
+
+
+def main() -> None:
+    """Entry point of the ``kg`` console script."""
+    run_with_errors(app)

@@ -1,0 +1,204 @@
+"""Turtle export on kg's ontology; serialised through pyoxigraph when it is installed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import networkx as nx
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import DCTERMS, PROV, RDF, SKOS, XSD
+
+from kg.exporters.vocab import FABIO, KGD, KGO, MLS, SCHEMA
+
+__all__ = ["node_iri", "triples", "to_rdflib", "write_turtle", "PREFIXES"]
+
+PREFIXES = {
+    "kg": str(KGD), "kgo": str(KGO._NS), "mls": str(MLS._NS), "fabio": str(FABIO._NS),
+    "schema": str(SCHEMA._NS), "dcterms": str(DCTERMS), "skos": str(SKOS), "prov": str(PROV),
+    "rdf": str(RDF), "xsd": str(XSD),
+}
+_CLASSES = {
+    "Method": (KGO.Method, MLS.Algorithm),
+    "Task": (KGO.Task, MLS.Task),
+    "Dataset": (KGO.Dataset, MLS.Dataset),
+    "Metric": (KGO.Metric, MLS.EvaluationMeasure),
+}
+_PREDICATES = {
+    "USES": KGO.uses, "APPLIED_TO": KGO.appliedTo, "EVALUATED_ON": KGO.evaluatedOn,
+    "OUTPERFORMS": KGO.outperforms, "COMPARED_WITH": KGO.comparedWith,
+    "BENCHMARK_FOR": KGO.benchmarkFor, "MEASURED_BY": KGO.measuredBy, "PROPOSES": KGO.proposes,
+    "MENTIONS": KGO.mentions, "REPORTS": KGO.reports, "ON_DATASET": KGO.onDataset,
+    "FOR_METHOD": KGO.forMethod, "FOR_TASK": KGO.forTask,
+}
+
+Triple = tuple[URIRef | BNode, URIRef, URIRef | BNode | Literal]
+
+
+def node_iri(key: str) -> URIRef:
+    """Return the IRI of a node key (``method:lora`` -> ``<...id/method/lora>``).
+
+    Examples
+    --------
+    >>> str(node_iri("method:low-rank-adaptation")).endswith("id/method/low-rank-adaptation")
+    True
+    """
+    kind, _, rest = key.partition(":")
+    safe = "".join(ch if ch.isalnum() or ch in "-._~" else f"%{ord(ch):02X}" for ch in rest)
+    return KGD[f"{kind}/{safe}"]
+
+
+def _lit(value, datatype=None) -> Literal:
+    return Literal(value, datatype=datatype) if datatype else Literal(value)
+
+
+def triples(G: nx.MultiDiGraph, *, run_started: datetime | None = None) -> Iterator[Triple]:
+    """Yield the RDF triples of ``G``: nodes, typed edges and their evidence."""
+    run = KGD[f"run/{_digest(str(G.number_of_nodes()) + str(G.number_of_edges()))}"]
+    started = run_started or datetime.now(UTC)
+    yield run, RDF.type, KGO.ExtractionRun
+    yield run, RDF.type, PROV.Activity
+    yield run, PROV.startedAtTime, Literal(started.isoformat(), datatype=XSD.dateTime)
+    for node, data in G.nodes(data=True):
+        yield from _node_triples(node, data, run)
+    for u, v, rtype, data in G.edges(keys=True, data=True):
+        yield from _edge_triples(G, u, v, rtype, data, run)
+
+
+def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
+    s = node_iri(node)
+    label = data["label"]
+    yield s, KGO.key, Literal(node)
+    if label == "Paper":
+        yield s, RDF.type, KGO.Paper
+        yield s, RDF.type, FABIO.ResearchPaper
+        yield s, RDF.type, SCHEMA.ScholarlyArticle
+        yield s, DCTERMS.identifier, Literal(data["paper_id"])
+        yield s, DCTERMS.abstract, Literal(data["text"])
+        if data.get("title"):
+            yield s, DCTERMS.title, Literal(data["title"])
+        if data.get("date"):
+            yield s, DCTERMS.date, Literal(data["date"])
+        elif data.get("year"):
+            yield s, DCTERMS.date, Literal(str(data["year"]), datatype=XSD.gYear)
+        for author in data.get("authors") or []:
+            yield s, DCTERMS.creator, Literal(author)
+        if data.get("url"):
+            yield s, SCHEMA.url, Literal(data["url"], datatype=XSD.anyURI)
+        if data.get("code_url"):
+            yield s, SCHEMA.codeRepository, Literal(data["code_url"], datatype=XSD.anyURI)
+    elif label == "Result":
+        yield s, RDF.type, KGO.Result
+        yield s, RDF.type, MLS.ModelEvaluation
+        yield s, MLS.hasValue, Literal(str(data["value"]), datatype=XSD.decimal)
+        yield s, KGO.delta, Literal(bool(data["delta"]))
+        yield s, KGO.confidence, Literal(str(data["confidence"]), datatype=XSD.decimal)
+        if data.get("unit"):
+            yield s, KGO.unit, Literal(data["unit"])
+        if data.get("condition"):
+            yield s, KGO.condition, Literal(data["condition"])
+        if data.get("metric_name"):
+            yield s, SKOS.prefLabel, Literal(data["metric_name"])
+        yield s, KGO.sentenceText, Literal(data["evidence"])
+        yield s, KGO.sentenceIndex, Literal(int(data["sentence"]))
+        yield s, KGO.startChar, Literal(int(data["start"]))
+        yield s, KGO.endChar, Literal(int(data["end"]))
+        yield s, PROV.wasDerivedFrom, node_iri(f"paper:{data['paper_id']}")
+        yield s, PROV.wasGeneratedBy, run
+    else:
+        own, shared = _CLASSES[label]
+        yield s, RDF.type, own
+        yield s, RDF.type, shared
+        yield s, RDF.type, SKOS.Concept
+        if label == "Dataset" and data.get("benchmark"):
+            yield s, RDF.type, KGO.Benchmark
+        yield s, SKOS.prefLabel, Literal(data["name"])
+        for alias in data.get("aliases") or []:
+            yield s, SKOS.altLabel, Literal(alias)
+        yield s, KGO.support, Literal(int(data.get("support", 0)))
+
+
+def _edge_triples(G, u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterator[Triple]:
+    s, o = node_iri(u), node_iri(v)
+    if rtype == "MEASURED_BY" and G.nodes[u]["label"] == "Result":
+        p = MLS.specifiedBy
+    else:
+        p = _PREDICATES[rtype]
+    yield s, p, o
+    if rtype in {"MENTIONS", "REPORTS"} or G.nodes[u]["label"] == "Result":
+        return  # provenance of these lies on the mention/result itself
+    stmt = KGD[f"evidence/{_digest(u + '|' + rtype + '|' + v)}"]
+    yield stmt, RDF.type, RDF.Statement
+    yield stmt, RDF.type, KGO.Evidence
+    yield stmt, RDF.subject, s
+    yield stmt, RDF.predicate, p
+    yield stmt, RDF.object, o
+    yield stmt, KGO.support, Literal(int(data["support"]))
+    yield stmt, KGO.confidence, Literal(str(round(data["confidence"], 4)), datatype=XSD.decimal)
+    yield stmt, PROV.wasGeneratedBy, run
+    for paper in data["papers"]:
+        yield stmt, PROV.wasDerivedFrom, node_iri(f"paper:{paper}")
+    for ev in data["evidence"]:
+        node = KGD[f"evidence/{_digest(json.dumps(ev, sort_keys=True) + str(stmt))}"]
+        yield stmt, PROV.qualifiedDerivation, node
+        yield node, RDF.type, PROV.Derivation
+        yield node, PROV.entity, node_iri(f"paper:{ev['paper']}")
+        yield node, KGO.sentenceIndex, Literal(int(ev["sentence"]))
+        if "text" in ev:
+            yield node, KGO.sentenceText, Literal(ev["text"])
+        span = ev.get("head_span") or [ev.get("start"), ev.get("end")]
+        if span[0] is not None:
+            yield node, KGO.startChar, Literal(int(span[0]))
+            yield node, KGO.endChar, Literal(int((ev.get("tail_span") or span)[1]))
+        if ev.get("rule"):
+            yield node, KGO.rule, Literal(ev["rule"])
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def to_rdflib(G: nx.MultiDiGraph) -> Graph:
+    """Return ``G`` as an rdflib ``Graph`` with kg's prefixes bound."""
+    g = Graph()
+    for prefix, ns in PREFIXES.items():
+        g.bind(prefix, ns)
+    for t in triples(G):
+        g.add(t)
+    return g
+
+
+def write_turtle(G: nx.MultiDiGraph, path: str | Path, *, engine: str = "auto") -> None:
+    """Write ``G`` as Turtle; ``engine`` is ``pyoxigraph`` (fast), ``rdflib`` or ``auto``."""
+    if engine in {"auto", "pyoxigraph"}:
+        try:
+            import pyoxigraph  # noqa: F401
+        except ImportError:
+            if engine == "pyoxigraph":
+                raise
+        else:
+            _write_with_oxigraph(G, Path(path))
+            return
+    to_rdflib(G).serialize(destination=str(path), format="turtle")
+
+
+def _write_with_oxigraph(G: nx.MultiDiGraph, path: Path) -> None:
+    import pyoxigraph as ox
+
+    def term(t):
+        if isinstance(t, URIRef):
+            return ox.NamedNode(str(t))
+        if isinstance(t, BNode):
+            return ox.BlankNode(str(t))
+        if t.language:
+            return ox.Literal(str(t), language=t.language)
+        if t.datatype:
+            return ox.Literal(str(t), datatype=ox.NamedNode(str(t.datatype)))
+        return ox.Literal(str(t))
+
+    quads = (ox.Triple(term(s), term(p), term(o)) for s, p, o in triples(G))
+    with open(path, "wb") as fh:
+        ox.serialize(quads, fh, ox.RdfFormat.TURTLE, prefixes=PREFIXES)

@@ -1,0 +1,88 @@
+"""RDF vocabularies kg emits beyond rdflib's own (DCTERMS, SKOS, PROV, RDF, RDFS, XSD)."""
+
+from __future__ import annotations
+
+from rdflib import Namespace, URIRef
+from rdflib.namespace import DefinedNamespace
+
+__all__ = ["KGO", "MLS", "FABIO", "SCHEMA", "KGD"]
+
+KGD = Namespace("https://w3id.org/kg-abstracts/id/")
+"""Namespace of kg's data: ``KGD["method/low-rank-adaptation"]``."""
+
+
+class KGO(DefinedNamespace):
+    """kg's ontology (``schemas/kg.ttl``)."""
+
+    _fail = True
+    _NS = Namespace("https://w3id.org/kg-abstracts/ontology#")
+
+    Paper: URIRef  # an abstract-bearing paper
+    Method: URIRef  # an approach, model or algorithm
+    Task: URIRef  # a research problem
+    Dataset: URIRef  # a data set or benchmark
+    Benchmark: URIRef  # a data set the abstract calls a benchmark
+    Metric: URIRef  # an evaluation measure
+    Result: URIRef  # a reported number
+    Evidence: URIRef  # the sentence an assertion was read from
+    ExtractionRun: URIRef  # one run of kg build
+    key: URIRef  # deterministic key
+    proposes: URIRef  # Paper -> entity it introduces
+    mentions: URIRef  # Paper -> entity it mentions
+    reports: URIRef  # Paper -> Result
+    uses: URIRef  # Method -> Method
+    appliedTo: URIRef  # Method -> Task
+    evaluatedOn: URIRef  # Method -> Dataset
+    outperforms: URIRef  # Method -> Method
+    comparedWith: URIRef  # Method -> Method
+    benchmarkFor: URIRef  # Dataset -> Task
+    measuredBy: URIRef  # Task/Dataset -> Metric
+    forMethod: URIRef  # Result -> Method
+    forTask: URIRef  # Result -> Task
+    onDataset: URIRef  # Result -> Dataset
+    unit: URIRef  # unit of a result value
+    delta: URIRef  # the result is an improvement or reduction
+    condition: URIRef  # qualifier a result depends on
+    support: URIRef  # number of papers behind an entity or assertion
+    confidence: URIRef  # extractor confidence in [0, 1]
+    sentenceText: URIRef  # the sentence
+    sentenceIndex: URIRef  # 0-based index of the sentence in the abstract
+    startChar: URIRef  # start offset in the abstract
+    endChar: URIRef  # end offset in the abstract
+    rule: URIRef  # the component and rule that made the assertion
+    codeRepository: URIRef  # unused: schema:codeRepository is emitted
+
+
+class MLS(DefinedNamespace):
+    """The parts of ML Schema (http://www.w3.org/ns/mls#) kg uses."""
+
+    _fail = True
+    _NS = Namespace("http://www.w3.org/ns/mls#")
+
+    Algorithm: URIRef
+    Task: URIRef
+    Dataset: URIRef
+    EvaluationMeasure: URIRef
+    ModelEvaluation: URIRef
+    hasValue: URIRef
+    specifiedBy: URIRef
+
+
+class FABIO(DefinedNamespace):
+    """The parts of FaBiO kg uses."""
+
+    _fail = True
+    _NS = Namespace("http://purl.org/spar/fabio/")
+
+    ResearchPaper: URIRef
+
+
+class SCHEMA(DefinedNamespace):
+    """The parts of schema.org kg uses."""
+
+    _fail = True
+    _NS = Namespace("https://schema.org/")
+
+    ScholarlyArticle: URIRef
+    codeRepository: URIRef
+    url: URIRef
