@@ -76,9 +76,20 @@ def build(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     summary = BuildSummary(out_dir=out_dir)
     try:
-        _build_into(tmp, summary, inputs, n_process=n_process, batch_size=batch_size, base=base,
-                    config=config, fields=fields, max_chars=max_chars, exporters=exporters,
-                    progress=progress, on_skip=on_skip)
+        _build_into(
+            tmp,
+            summary,
+            inputs,
+            n_process=n_process,
+            batch_size=batch_size,
+            base=base,
+            config=config,
+            fields=fields,
+            max_chars=max_chars,
+            exporters=exporters,
+            progress=progress,
+            on_skip=on_skip,
+        )
         _replace_dir(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -86,15 +97,21 @@ def build(
     return summary
 
 
-def _records(items: Iterable[Record | Skipped], summary: BuildSummary,
-             on_skip: Callable[[Skipped], None] | None) -> Iterator[Record]:
+def _records(
+    items: Iterable[Record | Skipped],
+    summary: BuildSummary,
+    on_skip: Callable[[Skipped], None] | None,
+) -> Iterator[Record]:
     seen: dict[str, str] = {}
     for item in items:
         if isinstance(item, Record):
             where = f"{item.source}:{item.line}"
             if item.id in seen:
-                item = Skipped(item.source, item.line,
-                               f"duplicate paper id {item.id!r} (first at {seen[item.id]})")
+                item = Skipped(
+                    item.source,
+                    item.line,
+                    f"duplicate paper id {item.id!r} (first at {seen[item.id]})",
+                )
             else:
                 seen[item.id] = where
                 yield item
@@ -104,8 +121,21 @@ def _records(items: Iterable[Record | Skipped], summary: BuildSummary,
             on_skip(item)
 
 
-def _build_into(tmp: Path, summary: BuildSummary, inputs, *, n_process, batch_size, base, config,
-                fields, max_chars, exporters, progress, on_skip) -> None:
+def _build_into(
+    tmp: Path,
+    summary: BuildSummary,
+    inputs,
+    *,
+    n_process,
+    batch_size,
+    base,
+    config,
+    fields,
+    max_chars,
+    exporters,
+    progress,
+    on_skip,
+) -> None:
     from kg.exporters.jsonio import write_graph_json, write_record
 
     timings = summary.timings
@@ -114,8 +144,10 @@ def _build_into(tmp: Path, summary: BuildSummary, inputs, *, n_process, batch_si
     t0 = time.perf_counter()
     records = _records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip)
     with open(spool, "wb") as fh:
-        for item in progress(extract(records, n_process=n_process, batch_size=batch_size,
-                                     base=base, config=config), description="Extracting"):
+        for item in progress(
+            extract(records, n_process=n_process, batch_size=batch_size, base=base, config=config),
+            description="Extracting",
+        ):
             if isinstance(item, Skipped):
                 summary.skipped.append(item)
                 if on_skip is not None:
@@ -151,8 +183,9 @@ def _build_into(tmp: Path, summary: BuildSummary, inputs, *, n_process, batch_si
     timings["graph+jsonl"] = time.perf_counter() - t0
 
     labels = Counter(d["label"] for _, d in G.nodes(data=True))
-    summary.entity_counts = {k: labels.get(k, 0) for k in ("Paper", "Method", "Task", "Dataset",
-                                                            "Metric", "Result")}
+    summary.entity_counts = {
+        k: labels.get(k, 0) for k in ("Paper", "Method", "Task", "Dataset", "Metric", "Result")
+    }
     summary.relation_counts = dict(Counter(k for _, _, k in G.edges(keys=True)))
     summary.results = labels.get("Result", 0)
     summary.nodes, summary.edges = G.number_of_nodes(), G.number_of_edges()

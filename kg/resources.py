@@ -33,5 +33,7 @@ def schema_path(name: str) -> Path:
     """Return the path of the file ``name`` in ``schemas/``, checking it exists."""
     path = schemas_dir() / name
     if not path.exists():
-        raise FileNotFoundError(f"kg schema file {path} is missing; reinstall kg from its source tree")
+        raise FileNotFoundError(
+            f"kg schema file {path} is missing; reinstall kg from its source tree"
+        )
     return path

@@ -1,4 +1,4 @@
-"""Build kg/nlp/data/vocab.tsv, the gazetteer the entity recognizer matches, from ml_vocab.
+"""Build kg/nlp/data/vocab.tsv (gazetteer) and head_priors.json from ml_vocab and SciERC.
 
 Usage: python scripts/build_vocab.py [../shared/datasets/ml_vocab/ml_terms.tsv]
 
@@ -20,11 +20,53 @@ DEFAULT_SRC = Path(__file__).resolve().parents[2] / "shared/datasets/ml_vocab/ml
 _OK_CHARS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 .\-'/&+]*[A-Za-z0-9+]$")
 _NAMEISH = re.compile(r"[A-Z].*[A-Z0-9]|[0-9]|[a-z][A-Z]")
 _METRIC_STEMS = (
-    "accuracy", "precision", "recall", "f1", "f-measure", "f-score", "score", "error", "rate",
-    "auc", "bleu", "rouge", "meteor", "cider", "spice", "map", "iou", "psnr", "ssim", "lpips",
-    "fid", "perplexity", "mae", "mse", "rmse", "ndcg", "mrr", "hits", "exact match", "latency",
-    "throughput", "correlation", "distance", "loss", "likelihood", "entropy", "coefficient",
-    "similarity", "dice", "ap", "wer", "cer", "ece", "inception", "success", "kappa", "ratio",
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "f-measure",
+    "f-score",
+    "score",
+    "error",
+    "rate",
+    "auc",
+    "bleu",
+    "rouge",
+    "meteor",
+    "cider",
+    "spice",
+    "map",
+    "iou",
+    "psnr",
+    "ssim",
+    "lpips",
+    "fid",
+    "perplexity",
+    "mae",
+    "mse",
+    "rmse",
+    "ndcg",
+    "mrr",
+    "hits",
+    "exact match",
+    "latency",
+    "throughput",
+    "correlation",
+    "distance",
+    "loss",
+    "likelihood",
+    "entropy",
+    "coefficient",
+    "similarity",
+    "dice",
+    "ap",
+    "wer",
+    "cer",
+    "ece",
+    "inception",
+    "success",
+    "kappa",
+    "ratio",
 )
 
 
@@ -45,8 +87,9 @@ def keep(kind: str, term: str, sources: set[str]) -> str | None:
         return "lower"
     if kind == "Metric":
         low = term.lower()
-        if n > 4 or not any(re.search(rf"(^|[^a-z]){re.escape(s)}([^a-z]|$)", low)
-                            for s in _METRIC_STEMS):
+        if n > 4 or not any(
+            re.search(rf"(^|[^a-z]){re.escape(s)}([^a-z]|$)", low) for s in _METRIC_STEMS
+        ):
             return None
         return "exact" if len(term) <= 4 else "lower"
     if kind == "Dataset":
@@ -84,5 +127,49 @@ def main(src: Path) -> None:
     print(f"wrote {len(rows)} terms to {OUT}")
 
 
+def build_head_priors(terms: Path, scierc: Path, out: Path) -> None:
+    """Write head word -> type counts from SciERC mentions and the ml_vocab names."""
+    import json
+    from collections import Counter, defaultdict
+
+    counts: dict[str, Counter] = defaultdict(Counter)
+    scierc_map = {
+        "Method": "Method",
+        "Task": "Task",
+        "Metric": "Metric",
+        "Material": "Dataset",
+        "OtherScientificTerm": "O",
+        "Generic": "O",
+    }
+    with open(scierc, encoding="utf-8") as fh:
+        for line in fh:
+            doc = json.loads(line)
+            tokens = [t for sent in doc["sentences"] for t in sent]
+            for sent in doc["ner"]:
+                for _, end, label in sent:
+                    counts[_head(tokens[end])][scierc_map[label]] += 1
+    with open(terms, encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            words = row["term"].split()
+            if words and len(words) <= 6:
+                counts[_head(words[-1])][row["type"]] += 1
+    priors = {
+        head: dict(c)
+        for head, c in sorted(counts.items())
+        if sum(c.values()) >= 3 and re.fullmatch(r"[a-z][a-z0-9\-]*", head)
+    }
+    out.write_text(json.dumps(priors, sort_keys=True), encoding="utf-8")
+    print(f"wrote {len(priors)} head priors to {out}")
+
+
+def _head(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SRC)
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SRC
+    main(source)
+    build_head_priors(
+        source, source.parents[1] / "scierc" / "train.json", OUT.parent / "head_priors.json"
+    )

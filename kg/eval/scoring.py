@@ -43,9 +43,15 @@ class Score:
         self.n_gold += n_gold
 
     def as_dict(self) -> dict[str, float | int]:
-        return {"precision": round(self.precision, 4), "recall": round(self.recall, 4),
-                "f1": round(self.f1, 4), "pred": self.n_pred, "gold": self.n_gold,
-                "matched_pred": self.tp_pred, "matched_gold": self.tp_gold}
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "pred": self.n_pred,
+            "gold": self.n_gold,
+            "matched_pred": self.tp_pred,
+            "matched_gold": self.tp_gold,
+        }
 
 
 def paper_match_key(text: str) -> str:
@@ -83,7 +89,9 @@ def match_entities(pred: list[dict], gold: list[dict], typed: bool = True) -> di
             for j in range(len(gold)):
                 if j in used or not compatible(i, j):
                     continue
-                hit = pred_names[i] == gold_names[j] if exact else bool(pred_forms[i] & gold_forms[j])
+                hit = (
+                    pred_names[i] == gold_names[j] if exact else bool(pred_forms[i] & gold_forms[j])
+                )
                 if hit:
                     pairs[i] = j
                     used.add(j)
@@ -104,8 +112,10 @@ def _relations(pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, expl
             if k in used or g["type"] != rel["type"]:
                 continue
             gh2, gt2 = gold_index.get(g["head"]), gold_index.get(g["tail"])
-            if (gh, gt) == (gh2, gt2) and gh is not None or (
-                rel["type"] == "COMPARED_WITH" and (gt, gh) == (gh2, gt2) and gh is not None
+            if (
+                (gh, gt) == (gh2, gt2)
+                and gh is not None
+                or (rel["type"] == "COMPARED_WITH" and (gt, gh) == (gh2, gt2) and gh is not None)
             ):
                 hit = k
                 break
@@ -114,9 +124,16 @@ def _relations(pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, expl
             used.add(hit)
             matched_pred += 1
         elif explain is not None:
-            explain.append({"kind": "relation_fp", "item": [pred_ents[h]["name"] if h is not None
-                            else rel["head"], rel["type"], pred_ents[t]["name"] if t is not None
-                            else rel["tail"]]})
+            explain.append(
+                {
+                    "kind": "relation_fp",
+                    "item": [
+                        pred_ents[h]["name"] if h is not None else rel["head"],
+                        rel["type"],
+                        pred_ents[t]["name"] if t is not None else rel["tail"],
+                    ],
+                }
+            )
     for k, g in enumerate(gold_rels):
         scores.setdefault(g["type"], Score()).add(0, 0, k in used, 1)
         if k not in used and explain is not None:
@@ -176,8 +193,15 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
             per_type.setdefault(_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
             if explain and j not in matched_gold:
                 notes.append({"kind": "entity_fn", "item": [e["type"], e["name"]]})
-        _relations(p_ents, p["relations"], g_ents, g["relations"], typed, rel_scores,
-                   notes if explain else None)
+        _relations(
+            p_ents,
+            p["relations"],
+            g_ents,
+            g["relations"],
+            typed,
+            rel_scores,
+            notes if explain else None,
+        )
         m_pred, m_gold = _results(p["results"], g["results"], True)
         res.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
         m_pred, m_gold = _results(p["results"], g["results"], False)
@@ -222,8 +246,10 @@ def format_table(scores: dict) -> str:
     lines = [f"{'':28} {'P':>6} {'R':>6} {'F1':>6} {'pred':>6} {'gold':>6}"]
 
     def row(name: str, s: dict) -> None:
-        lines.append(f"{name:28} {s['precision']:6.3f} {s['recall']:6.3f} {s['f1']:6.3f} "
-                     f"{s['pred']:6d} {s['gold']:6d}")
+        lines.append(
+            f"{name:28} {s['precision']:6.3f} {s['recall']:6.3f} {s['f1']:6.3f} "
+            f"{s['pred']:6d} {s['gold']:6d}"
+        )
 
     row("entities (typed)", scores["entities"])
     row("entities (untyped)", scores["entities_untyped"])
@@ -234,6 +260,8 @@ def format_table(scores: dict) -> str:
         row(f"  {k}", s)
     row("results", scores["results"])
     row("results (value only)", scores["results_value_only"])
-    lines.append(f"papers scored: {scores['papers']}, without a prediction: "
-                 f"{len(scores['papers_without_prediction'])}")
+    lines.append(
+        f"papers scored: {scores['papers']}, without a prediction: "
+        f"{len(scores['papers_without_prediction'])}"
+    )
     return "\n".join(lines)

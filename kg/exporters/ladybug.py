@@ -91,10 +91,13 @@ def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
                     writer.writerow([_cell(data.get(k), props[k]) for k in scalar])
             _copy(conn, label, file, columns=scalar)
             for key in lists:
-                items = [{"k": d["key"], "v": list(d.get(key) or [])} for _, d in rows if d.get(key)]
+                items = [
+                    {"k": d["key"], "v": list(d.get(key) or [])} for _, d in rows if d.get(key)
+                ]
                 for i in range(0, len(items), _BATCH):
                     conn.execute(
-                        f"UNWIND $rows AS row MATCH (n:{label} {{key: row.k}}) SET n.`{key}` = row.v",
+                        f"UNWIND $rows AS row MATCH (n:{label} {{key: row.k}}) "
+                        f"SET n.`{key}` = row.v",
                         parameters={"rows": items[i : i + _BATCH]},
                     )
             counts[label] = len(rows)
@@ -113,24 +116,37 @@ def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
                     if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
                         slow.append((u, v, data))
                         continue
-                    writer.writerow([u, v, data["support"], data["confidence"],
-                                     "[" + ",".join(data["papers"]) + "]",
-                                     json.dumps(data["evidence"], ensure_ascii=False)])
+                    writer.writerow(
+                        [
+                            u,
+                            v,
+                            data["support"],
+                            data["confidence"],
+                            "[" + ",".join(data["papers"]) + "]",
+                            json.dumps(data["evidence"], ensure_ascii=False),
+                        ]
+                    )
             opts = f", from='{a}', to='{b}'" if len(EDGE_ENDS[rtype]) > 1 else ""
             _copy(conn, rtype, file, extra=opts)
             for u, v, data in slow:
                 conn.execute(
                     f"MATCH (a:{a} {{key: $u}}), (b:{b} {{key: $v}}) CREATE (a)-[:{rtype} "
                     "{support: $s, confidence: $c, papers: $p, evidence: $e}]->(b)",
-                    parameters={"u": u, "v": v, "s": data["support"], "c": data["confidence"],
-                                "p": data["papers"], "e": json.dumps(data["evidence"])},
+                    parameters={
+                        "u": u,
+                        "v": v,
+                        "s": data["support"],
+                        "c": data["confidence"],
+                        "p": data["papers"],
+                        "e": json.dumps(data["evidence"]),
+                    },
                 )
             counts[f"{rtype}:{a}->{b}"] = len(edges)
     return counts
 
 
-def _copy(conn, table: str, file: Path, *, columns: list[str] | None = None, extra: str = "") -> None:
+def _copy(
+    conn, table: str, file: Path, *, columns: list[str] | None = None, extra: str = ""
+) -> None:
     cols = "(" + ", ".join(f"`{c}`" for c in columns) + ")" if columns else ""
-    conn.execute(
-        f"COPY {table}{cols} FROM '{file.as_posix()}' (header=true, escape='\"'{extra})"
-    )
+    conn.execute(f"COPY {table}{cols} FROM '{file.as_posix()}' (header=true, escape='\"'{extra})")

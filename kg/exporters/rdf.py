@@ -17,9 +17,16 @@ from kg.exporters.vocab import FABIO, KGD, KGO, MLS, SCHEMA
 __all__ = ["node_iri", "triples", "to_rdflib", "write_turtle", "PREFIXES"]
 
 PREFIXES = {
-    "kg": str(KGD), "kgo": str(KGO._NS), "mls": str(MLS._NS), "fabio": str(FABIO._NS),
-    "schema": str(SCHEMA._NS), "dcterms": str(DCTERMS), "skos": str(SKOS), "prov": str(PROV),
-    "rdf": str(RDF), "xsd": str(XSD),
+    "kg": str(KGD),
+    "kgo": str(KGO._NS),
+    "mls": str(MLS._NS),
+    "fabio": str(FABIO._NS),
+    "schema": str(SCHEMA._NS),
+    "dcterms": str(DCTERMS),
+    "skos": str(SKOS),
+    "prov": str(PROV),
+    "rdf": str(RDF),
+    "xsd": str(XSD),
 }
 _CLASSES = {
     "Method": (KGO.Method, MLS.Algorithm),
@@ -28,11 +35,19 @@ _CLASSES = {
     "Metric": (KGO.Metric, MLS.EvaluationMeasure),
 }
 _PREDICATES = {
-    "USES": KGO.uses, "APPLIED_TO": KGO.appliedTo, "EVALUATED_ON": KGO.evaluatedOn,
-    "OUTPERFORMS": KGO.outperforms, "COMPARED_WITH": KGO.comparedWith,
-    "BENCHMARK_FOR": KGO.benchmarkFor, "MEASURED_BY": KGO.measuredBy, "PROPOSES": KGO.proposes,
-    "MENTIONS": KGO.mentions, "REPORTS": KGO.reports, "ON_DATASET": KGO.onDataset,
-    "FOR_METHOD": KGO.forMethod, "FOR_TASK": KGO.forTask,
+    "USES": KGO.uses,
+    "APPLIED_TO": KGO.appliedTo,
+    "EVALUATED_ON": KGO.evaluatedOn,
+    "OUTPERFORMS": KGO.outperforms,
+    "COMPARED_WITH": KGO.comparedWith,
+    "BENCHMARK_FOR": KGO.benchmarkFor,
+    "MEASURED_BY": KGO.measuredBy,
+    "PROPOSES": KGO.proposes,
+    "MENTIONS": KGO.mentions,
+    "REPORTS": KGO.reports,
+    "ON_DATASET": KGO.onDataset,
+    "FOR_METHOD": KGO.forMethod,
+    "FOR_TASK": KGO.forTask,
 }
 
 Triple = tuple[URIRef | BNode, URIRef, URIRef | BNode | Literal]

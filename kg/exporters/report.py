@@ -19,9 +19,13 @@ def _md(text: object) -> str:
 def render_report(G: nx.MultiDiGraph, summary, resolution, *, top: int = 10) -> str:
     """Return the Markdown report of a build."""
     lines = ["# kg build report", ""]
-    lines += [f"- papers: {summary.papers}", f"- skipped: {len(summary.skipped)}",
-              f"- nodes: {G.number_of_nodes()}, relationships: {G.number_of_edges()}",
-              f"- entities merged by resolution: {len(resolution.merges)}", ""]
+    lines += [
+        f"- papers: {summary.papers}",
+        f"- skipped: {len(summary.skipped)}",
+        f"- nodes: {G.number_of_nodes()}, relationships: {G.number_of_edges()}",
+        f"- entities merged by resolution: {len(resolution.merges)}",
+        "",
+    ]
     lines += ["## Nodes per label", "", "| label | count |", "|---|---|"]
     for label, count in summary.entity_counts.items():
         lines.append(f"| {label} | {count} |")
@@ -29,11 +33,19 @@ def render_report(G: nx.MultiDiGraph, summary, resolution, *, top: int = 10) -> 
     for rtype, count in sorted(summary.relation_counts.items()):
         lines.append(f"| {rtype} | {count} |")
     for label in ENTITY_LABELS:
-        nodes = [(d.get("support", 0), d["name"], d.get("aliases") or [])
-                 for _, d in G.nodes(data=True) if d["label"] == label]
+        nodes = [
+            (d.get("support", 0), d["name"], d.get("aliases") or [])
+            for _, d in G.nodes(data=True)
+            if d["label"] == label
+        ]
         nodes.sort(key=lambda t: (-t[0], t[1].lower()))
-        lines += ["", f"## Top {label} entities (by papers)", "", "| name | papers | aliases |",
-                  "|---|---|---|"]
+        lines += [
+            "",
+            f"## Top {label} entities (by papers)",
+            "",
+            "| name | papers | aliases |",
+            "|---|---|---|",
+        ]
         for support, name, aliases in nodes[:top]:
             lines.append(f"| {_md(name)} | {support} | {_md(', '.join(aliases[:5]))} |")
     lines += ["", "## Skipped input", ""]

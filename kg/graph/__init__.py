@@ -4,6 +4,11 @@ from kg.graph.build import add_entities, add_paper, new_graph
 from kg.graph.model import EDGE_ENDS, ENTITY_LABELS, NODE_LABELS, RELATION_TYPES
 
 __all__ = [
-    "EDGE_ENDS", "ENTITY_LABELS", "NODE_LABELS", "RELATION_TYPES", "add_entities", "add_paper",
+    "EDGE_ENDS",
+    "ENTITY_LABELS",
+    "NODE_LABELS",
+    "RELATION_TYPES",
+    "add_entities",
+    "add_paper",
     "new_graph",
 ]

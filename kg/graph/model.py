@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 __all__ = [
-    "ENTITY_LABELS", "NODE_LABELS", "RELATION_TYPES", "EDGE_ENDS", "NODE_PROPERTIES",
-    "EDGE_PROPERTIES", "check_label", "check_edge_type",
+    "ENTITY_LABELS",
+    "NODE_LABELS",
+    "RELATION_TYPES",
+    "EDGE_ENDS",
+    "NODE_PROPERTIES",
+    "EDGE_PROPERTIES",
+    "check_label",
+    "check_edge_type",
 ]
 
 from kg.errors import SchemaError
@@ -12,7 +18,12 @@ from kg.errors import SchemaError
 ENTITY_LABELS = ("Method", "Task", "Dataset", "Metric")
 NODE_LABELS = ("Paper", *ENTITY_LABELS, "Result")
 RELATION_TYPES = (
-    "USES", "APPLIED_TO", "EVALUATED_ON", "OUTPERFORMS", "COMPARED_WITH", "BENCHMARK_FOR",
+    "USES",
+    "APPLIED_TO",
+    "EVALUATED_ON",
+    "OUTPERFORMS",
+    "COMPARED_WITH",
+    "BENCHMARK_FOR",
     "MEASURED_BY",
 )
 EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -33,27 +44,50 @@ EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
 """Every relationship type and the (from label, to label) pairs it may join."""
 
 _ENTITY_PROPS = {
-    "key": "STRING", "name": "STRING", "aliases": "STRING[]", "support": "INT64",
-    "mention_count": "INT64", "proposed_count": "INT64", "benchmark": "BOOLEAN",
+    "key": "STRING",
+    "name": "STRING",
+    "aliases": "STRING[]",
+    "support": "INT64",
+    "mention_count": "INT64",
+    "proposed_count": "INT64",
+    "benchmark": "BOOLEAN",
 }
 NODE_PROPERTIES: dict[str, dict[str, str]] = {
     "Paper": {
-        "key": "STRING", "paper_id": "STRING", "title": "STRING", "year": "INT64",
-        "date": "STRING", "authors": "STRING[]", "url": "STRING", "code_url": "STRING",
-        "text": "STRING", "source": "STRING",
+        "key": "STRING",
+        "paper_id": "STRING",
+        "title": "STRING",
+        "year": "INT64",
+        "date": "STRING",
+        "authors": "STRING[]",
+        "url": "STRING",
+        "code_url": "STRING",
+        "text": "STRING",
+        "source": "STRING",
     },
     **{label: dict(_ENTITY_PROPS) for label in ENTITY_LABELS},
     "Result": {
-        "key": "STRING", "value": "DOUBLE", "unit": "STRING", "delta": "BOOLEAN",
-        "metric_name": "STRING", "condition": "STRING", "paper_id": "STRING",
-        "sentence": "INT64", "start": "INT64", "end": "INT64", "evidence": "STRING",
+        "key": "STRING",
+        "value": "DOUBLE",
+        "unit": "STRING",
+        "delta": "BOOLEAN",
+        "metric_name": "STRING",
+        "condition": "STRING",
+        "paper_id": "STRING",
+        "sentence": "INT64",
+        "start": "INT64",
+        "end": "INT64",
+        "evidence": "STRING",
         "confidence": "DOUBLE",
     },
 }
 """Property names and types per label, spelled the same in every export."""
 
 EDGE_PROPERTIES: dict[str, str] = {
-    "support": "INT64", "confidence": "DOUBLE", "papers": "STRING[]", "evidence": "STRING",
+    "support": "INT64",
+    "confidence": "DOUBLE",
+    "papers": "STRING[]",
+    "evidence": "STRING",
 }
 """Properties every relationship carries (``evidence`` is a JSON list in the stores)."""
 

@@ -45,7 +45,9 @@ def read(
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file() and _is_input_file(p))
             if not files:
-                yield Skipped(str(path), None, "directory holds no .txt, .jsonl, .json or .gz files")
+                yield Skipped(
+                    str(path), None, "directory holds no .txt, .jsonl, .json or .gz files"
+                )
             for file in files:
                 yield from read_path(file, fields=fields, max_chars=max_chars)
         else:
@@ -115,7 +117,9 @@ def _read_stream(
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
     head = buffered.peek(8192)[:8192]
     if b"\x00" in head:
-        yield Skipped(source, None, "binary file (contains NUL bytes); give a text, JSONL or JSON file")
+        yield Skipped(
+            source, None, "binary file (contains NUL bytes); give a text, JSONL or JSON file"
+        )
         return
     fmt = fmt or detect_format(head)
     if fmt == "jsonl":
@@ -131,8 +135,11 @@ def _decoded_lines(raw: IO[bytes], source: str) -> Iterator[tuple[int, str | Ski
         try:
             yield number, line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            yield number, Skipped(
-                source, number, f"undecodable bytes (not UTF-8) at byte {exc.start} of the line"
+            yield (
+                number,
+                Skipped(
+                    source, number, f"undecodable bytes (not UTF-8) at byte {exc.start} of the line"
+                ),
             )
 
 
@@ -180,12 +187,18 @@ def _text_problem(text: str, max_chars: int) -> str | None:
     if not text:
         return "empty abstract"
     if len(text) > max_chars:
-        return f"abstract has {len(text):,} characters, over the limit of {max_chars:,} (--max-chars)"
+        return (
+            f"abstract has {len(text):,} characters, over the limit of {max_chars:,} (--max-chars)"
+        )
     return None
 
 
 def read_jsonl(
-    raw: IO[bytes], source: str, *, fields: FieldMap | None = None, max_chars: int = DEFAULT_MAX_CHARS
+    raw: IO[bytes],
+    source: str,
+    *,
+    fields: FieldMap | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> Iterator[Item]:
     """Yield one record per line of a JSON Lines stream (blank lines are ignored)."""
     fields = fields or FieldMap()
@@ -204,7 +217,11 @@ def read_jsonl(
 
 
 def read_json_array(
-    raw: IO[bytes], source: str, *, fields: FieldMap | None = None, max_chars: int = DEFAULT_MAX_CHARS
+    raw: IO[bytes],
+    source: str,
+    *,
+    fields: FieldMap | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> Iterator[Item]:
     """Yield one record per element of a JSON array (the file is parsed whole)."""
     fields = fields or FieldMap()

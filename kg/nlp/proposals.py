@@ -13,8 +13,22 @@ from kg.nlp.vocabulary import Lexicon
 __all__ = ["ProposalFinder"]
 
 _PROPOSE_VERBS = {
-    "propose", "introduce", "present", "develop", "design", "build", "construct", "create",
-    "devise", "release", "curate", "contribute", "formulate", "establish", "offer", "put",
+    "propose",
+    "introduce",
+    "present",
+    "develop",
+    "design",
+    "build",
+    "construct",
+    "create",
+    "devise",
+    "release",
+    "curate",
+    "contribute",
+    "formulate",
+    "establish",
+    "offer",
+    "put",
 }
 _NAMING_WORDS = {"dubbed", "called", "named", "termed", "coined", "denoted"}
 
@@ -85,7 +99,9 @@ class ProposalFinder(KgComponent):
                 continue
             mentions.append(new)
             info[f"{new.start_char}:{new.end_char}"] = {
-                "rule": f"{self.name}.unnamed", "confidence": 0.5, "benchmark": False,
+                "rule": f"{self.name}.unnamed",
+                "confidence": 0.5,
+                "benchmark": False,
                 "group": None,
             }
             mark(new, "unnamed")
@@ -98,7 +114,9 @@ def _has_we_subject(verb) -> bool:
     if verb.dep_ in {"conj", "xcomp"} and verb.head is not verb:
         return _has_we_subject(verb.head)
     if verb.dep_ == "auxpass" or any(c.dep_ == "auxpass" for c in verb.children):
-        return any(t.lower_ in {"this", "here", "paper"} for t in verb.sent[: verb.i - verb.sent.start])
+        return any(
+            t.lower_ in {"this", "here", "paper"} for t in verb.sent[: verb.i - verb.sent.start]
+        )
     return False
 
 

@@ -11,7 +11,12 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data
 __all__ = ["RelationExtractor", "RELATION_TYPES", "ALLOWED"]
 
 RELATION_TYPES = (
-    "USES", "APPLIED_TO", "EVALUATED_ON", "OUTPERFORMS", "COMPARED_WITH", "BENCHMARK_FOR",
+    "USES",
+    "APPLIED_TO",
+    "EVALUATED_ON",
+    "OUTPERFORMS",
+    "COMPARED_WITH",
+    "BENCHMARK_FOR",
     "MEASURED_BY",
 )
 ALLOWED = {
@@ -28,9 +33,32 @@ ALLOWED = {
 _BEAT = {"outperform", "surpass", "beat", "exceed", "outpace", "outstrip", "dominate"}
 _COMPARE = {"compare", "benchmark", "contrast"}
 _USE = {
-    "use", "build", "leverage", "employ", "adopt", "integrate", "incorporate", "combine",
-    "utilize", "utilise", "extend", "fine-tune", "finetune", "base", "rely", "equip", "augment",
-    "initialize", "distill", "inherit", "exploit", "harness", "apply", "couple", "unify", "fuse",
+    "use",
+    "build",
+    "leverage",
+    "employ",
+    "adopt",
+    "integrate",
+    "incorporate",
+    "combine",
+    "utilize",
+    "utilise",
+    "extend",
+    "fine-tune",
+    "finetune",
+    "base",
+    "rely",
+    "equip",
+    "augment",
+    "initialize",
+    "distill",
+    "inherit",
+    "exploit",
+    "harness",
+    "apply",
+    "couple",
+    "unify",
+    "fuse",
 }
 _SELF = {"we", "our", "it", "ours", "this", "which"}
 
@@ -43,15 +71,24 @@ class RelationExtractor(KgComponent):
     "sentence", "rule", "confidence"}`` with char offsets of both mentions.
     """
 
-    def __init__(self, nlp: Language, name: str, *, paper_scope: bool = True) -> None:
+    def __init__(
+        self, nlp: Language, name: str, *, paper_scope: bool = True, uses_scope: str = "paper"
+    ) -> None:
+        if uses_scope not in {"paper", "near"}:
+            raise ValueError(f"uses_scope must be 'paper' or 'near', not {uses_scope!r}")
         self.name = name
         self.paper_scope = paper_scope
+        self.uses_scope = uses_scope
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
         proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
         main = next(
-            (m for m in mentions if m.label_ == "Method" and (m.start_char, m.end_char) in proposed),
+            (
+                m
+                for m in mentions
+                if m.label_ == "Method" and (m.start_char, m.end_char) in proposed
+            ),
             None,
         )
         out = doc_data(doc, "kg_relations")
@@ -67,11 +104,16 @@ class RelationExtractor(KgComponent):
             if key in seen:
                 return
             seen.add(key)
-            out.append({
-                "head": [head.start_char, head.end_char], "type": rtype,
-                "tail": [tail.start_char, tail.end_char], "sentence": sent,
-                "rule": f"{self.name}.{rule}", "confidence": conf,
-            })
+            out.append(
+                {
+                    "head": [head.start_char, head.end_char],
+                    "type": rtype,
+                    "tail": [tail.start_char, tail.end_char],
+                    "sentence": sent,
+                    "rule": f"{self.name}.{rule}",
+                    "confidence": conf,
+                }
+            )
 
         for index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
@@ -130,7 +172,9 @@ class RelationExtractor(KgComponent):
                 add(main, "APPLIED_TO", m, where, "paper_scope", 0.35)
             elif m.label_ == "Dataset":
                 add(main, "EVALUATED_ON", m, where, "paper_scope", 0.35)
-            elif m.label_ == "Method" and where in {main_sent, main_sent + 1}:
+            elif m.label_ == "Method" and (
+                self.uses_scope == "paper" or where in {main_sent, main_sent + 1}
+            ):
                 add(main, "USES", m, where, "paper_scope", 0.35)
 
     def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:
@@ -184,7 +228,11 @@ def _object_mentions(verb: Token, in_sent: list[Span]) -> list[Span]:
     for child in verb.children:
         if child.dep_ in {"dobj", "obj", "attr", "pobj", "oprd"}:
             objects += [m for m in in_sent if _in_subtree(m, child)]
-        elif child.dep_ in {"prep", "agent", "acomp"} and child.lower_ not in {"on", "across", "in"}:
+        elif child.dep_ in {"prep", "agent", "acomp"} and child.lower_ not in {
+            "on",
+            "across",
+            "in",
+        }:
             for grandchild in child.subtree:
                 if grandchild.dep_ == "pobj":
                     objects += [m for m in in_sent if _in_subtree(m, grandchild)]
@@ -197,8 +245,10 @@ def _object_mentions(verb: Token, in_sent: list[Span]) -> list[Span]:
     "kg_relations",
     assigns=["doc._.kg_relations"],
     requires=["doc.spans", "doc._.kg_proposed", "doc._.kg_results"],
-    default_config={"paper_scope": True},
+    default_config={"paper_scope": True, "uses_scope": "paper"},
 )
-def make_relation_extractor(nlp: Language, name: str, paper_scope: bool) -> RelationExtractor:
+def make_relation_extractor(
+    nlp: Language, name: str, paper_scope: bool, uses_scope: str
+) -> RelationExtractor:
     """Build the rule-based relation extractor."""
-    return RelationExtractor(nlp, name, paper_scope=paper_scope)
+    return RelationExtractor(nlp, name, paper_scope=paper_scope, uses_scope=uses_scope)

@@ -19,13 +19,15 @@ _NUMBER = re.compile(
 )
 _DELTA_LEFT = re.compile(
     r"(improv|gain|boost|increas|reduc|decreas|\bby\b|outperform|surpass|exceed|accelerat|"
-    r"speed|lower|cut|sav|raise|lift|\+)", re.I
+    r"speed|lower|cut|sav|raise|lift|\+)",
+    re.I,
 )
 _DELTA_RIGHT = re.compile(
-    r"^\W{0,3}(\w+\s){0,2}(improvement|gain|boost|increase|reduction|decrease|faster|speedup|"
-    r"speed-up|higher|lower|better|fewer|less|more|smaller|larger|improv|reduc|fold)", re.I
+    r"^\s*\W{0,3}(\w+\s){0,2}(improvement|gain|boost|increase|reduction|decrease|faster|speedup|"
+    r"speed-up|higher|lower|better|fewer|less|more|smaller|larger|improv|reduc|fold)",
+    re.I,
 )
-_SPEED_RIGHT = re.compile(r"^\W{0,2}(faster|speed-?up|acceleration|quicker)", re.I)
+_SPEED_RIGHT = re.compile(r"^\s*\W{0,2}\s*(faster|speed-?up|acceleration|quicker)", re.I)
 
 
 @registry.misc("kg.parse_number.v1")
@@ -88,13 +90,25 @@ class ResultsExtractor(KgComponent):
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
             for start, end, sign, number, unit in find_numbers(sent.text):
-                row = self._result(doc, sent, sent_index, in_sent, main, start, end, sign,
-                                   number, unit)
+                row = self._result(
+                    doc, sent, sent_index, in_sent, main, start, end, sign, number, unit
+                )
                 if row is not None:
                     results.append(row)
 
-    def _result(self, doc, sent: Span, sent_index: int, in_sent: list[Span], main, start, end,
-                sign, number, unit):
+    def _result(
+        self,
+        doc,
+        sent: Span,
+        sent_index: int,
+        in_sent: list[Span],
+        main,
+        start,
+        end,
+        sign,
+        number,
+        unit,
+    ):
         s_char, e_char = sent.start_char + start, sent.start_char + end
         value = self.number_parser(number)
         if value is None:
@@ -114,8 +128,8 @@ class ResultsExtractor(KgComponent):
             metric_text = "speed" if word == "faster" or word == "quicker" else "speedup"
         if unit is None and metric_text is None:
             return None
-        delta = bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(
-            _DELTA_RIGHT.match(after)
+        delta = (
+            bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(_DELTA_RIGHT.match(after))
         )
         methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
         method = methods[-1] if methods else main
@@ -180,6 +194,8 @@ def _main_method(doc: Doc, mentions: list[Span]) -> Span | None:
     requires=["doc.spans", "doc._.kg_proposed"],
     default_config={"max_gap": 8, "number_parser": {"@misc": "kg.parse_number.v1"}},
 )
-def make_results_extractor(nlp: Language, name: str, max_gap: int, number_parser) -> ResultsExtractor:
+def make_results_extractor(
+    nlp: Language, name: str, max_gap: int, number_parser
+) -> ResultsExtractor:
     """Build the results extractor."""
     return ResultsExtractor(nlp, name, max_gap=max_gap, number_parser=number_parser)

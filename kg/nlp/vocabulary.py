@@ -12,7 +12,7 @@ from spacy.util import registry
 
 from kg.resources import nlp_data_dir
 
-__all__ = ["Lexicon", "Gazetteer", "load_lexicon", "load_gazetteer"]
+__all__ = ["Lexicon", "Gazetteer", "load_lexicon", "load_gazetteer", "load_head_priors"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +82,14 @@ def _read_gazetteer(path: Path) -> Gazetteer:
         for row in csv.DictReader(fh, delimiter="\t"):
             (lower if row["match"] == "lower" else exact).append((row["type"], row["term"]))
     return Gazetteer(tuple(lower), tuple(exact))
+
+
+@registry.misc("kg.head_priors.v1")
+def load_head_priors(path: str = "") -> dict[str, dict[str, int]]:
+    """Read head word -> type counts (SciERC mentions and ml_vocab names)."""
+    return _read_priors(Path(path) if path else nlp_data_dir() / "head_priors.json")
+
+
+@lru_cache(maxsize=4)
+def _read_priors(path: Path) -> dict[str, dict[str, int]]:
+    return json.loads(path.read_text(encoding="utf-8"))

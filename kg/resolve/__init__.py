@@ -5,6 +5,15 @@ from kg.resolve.records import paper_record, result_id
 from kg.resolve.resolver import Entity, LocalEntity, Merge, Resolution, Resolver, local_entities
 
 __all__ = [
-    "Entity", "LocalEntity", "Merge", "Resolution", "Resolver", "entity_key", "local_entities",
-    "normalise_name", "paper_record", "result_id", "slug",
+    "Entity",
+    "LocalEntity",
+    "Merge",
+    "Resolution",
+    "Resolver",
+    "entity_key",
+    "local_entities",
+    "normalise_name",
+    "paper_record",
+    "result_id",
+    "slug",
 ]

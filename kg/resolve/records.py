@@ -36,32 +36,57 @@ def paper_record(
         for i in ent.mentions:
             key_of_mention[i] = key
             local_of_mention[i] = ent
-        entities.append({
-            "id": key, "type": ent.type, "name": ent.name, "aliases": list(ent.aliases),
-            "proposed": ent.proposed, "benchmark": ent.benchmark if ent.type == "Dataset" else False,
-            "mentions": [
-                {"text": m.text, "start": m.start, "end": m.end, "sentence": m.sentence,
-                 "rule": m.rule, "confidence": m.confidence}
-                for m in (ex.mentions[i] for i in ent.mentions)
-            ],
-        })
+        entities.append(
+            {
+                "id": key,
+                "type": ent.type,
+                "name": ent.name,
+                "aliases": list(ent.aliases),
+                "proposed": ent.proposed,
+                "benchmark": ent.benchmark if ent.type == "Dataset" else False,
+                "mentions": [
+                    {
+                        "text": m.text,
+                        "start": m.start,
+                        "end": m.end,
+                        "sentence": m.sentence,
+                        "rule": m.rule,
+                        "confidence": m.confidence,
+                    }
+                    for m in (ex.mentions[i] for i in ent.mentions)
+                ],
+            }
+        )
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rel in ex.relations:
         head, tail = key_of_mention[rel.head], key_of_mention[rel.tail]
         if head == tail:
             continue
         h, t = ex.mentions[rel.head], ex.mentions[rel.tail]
-        item = relations.setdefault((head, rel.type, tail), {
-            "head": head, "type": rel.type, "tail": tail, "confidence": 0.0, "evidence": [],
-        })
+        item = relations.setdefault(
+            (head, rel.type, tail),
+            {
+                "head": head,
+                "type": rel.type,
+                "tail": tail,
+                "confidence": 0.0,
+                "evidence": [],
+            },
+        )
         item["confidence"] = max(item["confidence"], rel.confidence)
-        item["evidence"].append({
-            "sentence": rel.sentence, "text": ex.sentence_text(rel.sentence),
-            "head_span": [h.start, h.end], "tail_span": [t.start, t.end], "rule": rel.rule,
-            "confidence": rel.confidence,
-        })
+        item["evidence"].append(
+            {
+                "sentence": rel.sentence,
+                "text": ex.sentence_text(rel.sentence),
+                "head_span": [h.start, h.end],
+                "tail_span": [t.start, t.end],
+                "rule": rel.rule,
+                "confidence": rel.confidence,
+            }
+        )
     results = []
     for res in ex.results:
+
         def ref(i: int | None) -> tuple[str | None, str | None]:
             if i is None or i not in key_of_mention:
                 return None, None
@@ -71,19 +96,44 @@ def paper_record(
         dataset_id, dataset = ref(res.dataset)
         task_id, task = ref(res.task)
         metric_id, metric_name = ref(res.metric_mention)
-        results.append({
-            "id": result_id(rec.id, res.start, res.value), "value": res.value, "unit": res.unit,
-            "delta": res.delta, "metric": metric_name or res.metric, "metric_id": metric_id,
-            "method": method, "method_id": method_id, "dataset": dataset, "dataset_id": dataset_id,
-            "task": task, "task_id": task_id, "condition": res.condition,
-            "confidence": res.confidence,
-            "evidence": {"sentence": res.sentence, "text": ex.sentence_text(res.sentence),
-                         "start": res.start, "end": res.end, "rule": res.rule},
-        })
+        results.append(
+            {
+                "id": result_id(rec.id, res.start, res.value),
+                "value": res.value,
+                "unit": res.unit,
+                "delta": res.delta,
+                "metric": metric_name or res.metric,
+                "metric_id": metric_id,
+                "method": method,
+                "method_id": method_id,
+                "dataset": dataset,
+                "dataset_id": dataset_id,
+                "task": task,
+                "task_id": task_id,
+                "condition": res.condition,
+                "confidence": res.confidence,
+                "evidence": {
+                    "sentence": res.sentence,
+                    "text": ex.sentence_text(res.sentence),
+                    "start": res.start,
+                    "end": res.end,
+                    "rule": res.rule,
+                },
+            }
+        )
     return {
-        "id": rec.id, "title": rec.title, "year": rec.year, "date": rec.date,
-        "authors": list(rec.authors), "url": rec.url, "code_url": rec.code_url,
-        "categories": list(rec.categories), "source": {"file": rec.source, "line": rec.line},
-        "text": rec.text, "sentences": [list(s) for s in ex.sentences],
-        "entities": entities, "relations": list(relations.values()), "results": results,
+        "id": rec.id,
+        "title": rec.title,
+        "year": rec.year,
+        "date": rec.date,
+        "authors": list(rec.authors),
+        "url": rec.url,
+        "code_url": rec.code_url,
+        "categories": list(rec.categories),
+        "source": {"file": rec.source, "line": rec.line},
+        "text": rec.text,
+        "sentences": [list(s) for s in ex.sentences],
+        "entities": entities,
+        "relations": list(relations.values()),
+        "results": results,
     }

@@ -66,6 +66,53 @@ class Resolution:
         return self.canonical.get(local.raw_key, local.raw_key)
 
 
+GENERIC_HEADS = frozenset(
+    {
+        "framework",
+        "model",
+        "models",
+        "method",
+        "approach",
+        "architecture",
+        "network",
+        "module",
+        "strategy",
+        "technique",
+        "mechanism",
+        "system",
+        "pipeline",
+        "scheme",
+        "paradigm",
+        "dataset",
+        "benchmark",
+        "task",
+        "problem",
+        "algorithm",
+        "suite",
+        "corpus",
+        "series",
+        "family",
+    }
+)
+"""Trailing words whose removal still names the same thing ("LIBERO benchmark" -> "LIBERO")."""
+
+
+def name_variants(text: str, generic_heads: frozenset[str] = GENERIC_HEADS) -> set[str]:
+    """Return other names for the same thing: ``text`` without a trailing generic head.
+
+    Examples
+    --------
+    >>> sorted(name_variants("LIBERO benchmark"))
+    ['LIBERO']
+    >>> name_variants("benchmark")
+    set()
+    """
+    words = text.split()
+    if len(words) >= 2 and words[-1].lower() in generic_heads:
+        return {" ".join(words[:-1])}
+    return set()
+
+
 def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
     """Group a paper's mentions into entities: same type and normalised name, or acronym."""
     groups: dict[tuple[str, str], list[int]] = {}
@@ -77,11 +124,21 @@ def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
         ms = [extraction.mentions[i] for i in indexes]
         long_forms = [m.long_form for m in ms if m.long_form]
         name = long_forms[0] if long_forms else Counter(m.text for m in ms).most_common(1)[0][0]
-        aliases = tuple(sorted({m.text for m in ms} - {name}))
-        out.append(LocalEntity(
-            local_id=local_id, type=type_, name=name, aliases=aliases, mentions=tuple(indexes),
-            proposed=any(m.proposed for m in ms), benchmark=any(m.benchmark for m in ms),
-        ))
+        forms = {m.text for m in ms}
+        for form in list(forms) + [name]:
+            forms |= name_variants(form)
+        aliases = tuple(sorted(forms - {name}))
+        out.append(
+            LocalEntity(
+                local_id=local_id,
+                type=type_,
+                name=name,
+                aliases=aliases,
+                mentions=tuple(indexes),
+                proposed=any(m.proposed for m in ms),
+                benchmark=any(m.benchmark for m in ms),
+            )
+        )
     return out
 
 
@@ -163,7 +220,10 @@ class Resolver:
             aliases |= set(names)
             aliases.discard(name)
             entities[root] = Entity(
-                key=root, type=self._type[root], name=name, aliases=sorted(aliases),
+                key=root,
+                type=self._type[root],
+                name=name,
+                aliases=sorted(aliases),
                 support=sum(self._support[k] for k in keys),
                 mention_count=sum(self._mentions[k] for k in keys),
                 proposed_count=sum(self._proposed[k] for k in keys),
@@ -196,6 +256,9 @@ def _digits(text: str) -> str:
 
 def _is_acronym(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
-    return bool(letters) and len(text) <= 10 and " " not in text and sum(
-        c.isupper() for c in letters
-    ) >= max(2, len(letters) // 2)
+    return (
+        bool(letters)
+        and len(text) <= 10
+        and " " not in text
+        and sum(c.isupper() for c in letters) >= max(2, len(letters) // 2)
+    )

@@ -1,0 +1,176 @@
+"""Train the entity candidate classifier (kg/nlp/data/entity_classifier.json).
+
+Usage: python scripts/train_entities.py [--gold ../shared/gold/train.jsonl]
+                                        [--abstracts ../shared/corpora/ml_abstracts.jsonl.gz]
+
+Each candidate span the rules propose (abbreviations, gazetteer, name-like tokens, noun
+phrases) is labelled with the type of the gold entity whose normalised name or alias it
+equals, else "O"; an averaged perceptron learns to type or reject candidates. Only
+gold/train.jsonl is used (dev.jsonl stays for measuring).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+from kg.nlp.entities import candidate_features, normalise_form
+from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.pipeline import load_pipeline
+from kg.nlp.text import clean_text
+from kg.resolve.keys import normalise_name
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CLASSES = ["O", "Method", "Task", "Dataset", "Metric"]
+
+
+def load_abstracts(path: Path, ids: set[str]) -> dict[str, str]:
+    out = {}
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["id"] in ids:
+                out[rec["id"]] = rec["abstract"]
+    return out
+
+
+def examples(nlp, gold: list[dict], texts: dict[str, str]) -> list[tuple[list[str], str]]:
+    recognizer = nlp.get_pipe("kg_entities")
+    data = []
+    for g in gold:
+        text = texts.get(g["id"])
+        if text is None:
+            continue
+        labels = {}
+        for ent in g["entities"]:
+            for form in [ent["name"], *ent.get("aliases", [])]:
+                labels.setdefault(normalise_name(form), ent["type"])
+        doc = nlp(clean_text(text))
+        by_span: dict[tuple[int, int], list] = {}
+        for cand in recognizer.candidates(doc) + recognizer._plain_chunks(doc):
+            by_span.setdefault((cand.start, cand.end), []).append(cand)
+        counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
+        for (start, end), cands in by_span.items():
+            span = doc[start:end]
+            label = labels.get(normalise_name(span.text), "O")
+            feats = candidate_features(
+                span,
+                cands,
+                recognizer.lexicon,
+                recognizer.gazetteer,
+                counts,
+                recognizer.head_priors,
+            )
+            data.append((feats, label))
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gold", type=Path, default=SHARED / "gold/train.jsonl")
+    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
+    args = parser.parse_args()
+    gold = [json.loads(line) for line in args.gold.open(encoding="utf-8")]
+    texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
+    nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
+    data = examples(nlp, gold, texts)
+    labels = Counter(label for _, label in data)
+    print(f"{len(data)} candidates from {len(texts)} abstracts: {labels}")
+    model = AveragedPerceptron(CLASSES)
+    model.train(data, epochs=args.epochs, seed=0)
+    model.to_disk(args.out)
+    print(f"wrote {args.out} ({len(model.weights)} features)")
+
+
+if __name__ == "__main__":
+    main()
+
+
+SCIERC_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset"}
+
+
+def scierc_examples(nlp, path: Path, limit: int | None = None) -> list[tuple[list[str], str]]:
+    """Label candidates of SciERC abstracts by exact-span match with SciERC mentions."""
+    recognizer = nlp.get_pipe("kg_entities")
+    data = []
+    with open(path, encoding="utf-8") as fh:
+        docs = [json.loads(line) for line in fh][:limit]
+    for item in docs:
+        tokens = [t for sent in item["sentences"] for t in sent]
+        starts, pos = [], 0
+        for tok in tokens:
+            starts.append(pos)
+            pos += len(tok) + 1
+        text = " ".join(tokens)
+        gold = {}
+        for sent in item["ner"]:
+            for start, end, label in sent:
+                if label in SCIERC_TYPES:
+                    gold[(starts[start], starts[end] + len(tokens[end]))] = SCIERC_TYPES[label]
+        doc = nlp(text)
+        by_span: dict[tuple[int, int], list] = {}
+        for cand in recognizer.candidates(doc) + recognizer._plain_chunks(doc):
+            by_span.setdefault((cand.start, cand.end), []).append(cand)
+        counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
+        for (start, end), cands in by_span.items():
+            span = doc[start:end]
+            label = gold.get((span.start_char, span.end_char), "O")
+            feats = candidate_features(
+                span,
+                cands,
+                recognizer.lexicon,
+                recognizer.gazetteer,
+                counts,
+                recognizer.head_priors,
+            )
+            data.append((feats, label))
+    return data
+
+
+def scirex_examples(nlp, path: Path, limit: int | None = None) -> list[tuple[list[str], str]]:
+    """Label candidates of SciREX first sections (title + abstract) by exact-span match."""
+    recognizer = nlp.get_pipe("kg_entities")
+    data = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for n, line in enumerate(fh):
+            if limit is not None and n >= limit:
+                break
+            item = json.loads(line)
+            first = item["sections"][0][1]
+            words = item["words"][:first]
+            skip = 2 if words[:2] == ["document", ":"] else 0
+            starts, pos = {}, 0
+            for i in range(skip, len(words)):
+                starts[i] = pos
+                pos += len(words[i]) + 1
+            text = " ".join(words[skip:])
+            gold = {}
+            for start, end, label in item["ner"]:
+                if start >= skip and end <= first:
+                    gold[(starts[start], starts[end - 1] + len(words[end - 1]))] = SCIERC_TYPES.get(
+                        label, label
+                    )
+            doc = nlp(text)
+            by_span: dict[tuple[int, int], list] = {}
+            for cand in recognizer.candidates(doc) + recognizer._plain_chunks(doc):
+                by_span.setdefault((cand.start, cand.end), []).append(cand)
+            counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
+            for (start, end), cands in by_span.items():
+                span = doc[start:end]
+                label = gold.get((span.start_char, span.end_char), "O")
+                feats = candidate_features(
+                    span,
+                    cands,
+                    recognizer.lexicon,
+                    recognizer.gazetteer,
+                    counts,
+                    recognizer.head_priors,
+                )
+                data.append((feats, label))
+    return data
