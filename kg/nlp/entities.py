@@ -559,6 +559,8 @@ class EntityRecognizer(KgComponent):
     # -- helpers ---------------------------------------------------------------------
     def _keep(self, doc: Doc, cand: Candidate) -> bool:
         span = doc[cand.start : cand.end]
+        if doc[cand.start].sent.start != doc[cand.end - 1].sent.start:
+            return False  # never across a sentence boundary
         if any(
             t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
             for t in span
@@ -605,10 +607,18 @@ class EntityRecognizer(KgComponent):
         )
 
     def _continues_name(self, prev, tok) -> bool:
+        doc = tok.doc
+        if tok.sent.start != prev.sent.start:
+            return False
         if self._name_token(tok):
             return True
         if tok.text in {"-", "_"}:
             return not prev.whitespace_
+        if prev.text in {"-", "_"} and not prev.whitespace_ and tok.text[:1].isalnum():
+            return True  # XLS-R, Llama-Chat
+        if (tok.is_title and tok.i + 1 < len(doc) and self._name_token(doc[tok.i + 1])
+                and doc[tok.i + 1].sent.start == tok.sent.start):
+            return True  # NYU Depth V2
         if _VERSION.match(tok.text) and tok.text[:1].isdigit():
             return not prev.whitespace_ or tok.text[-1:] in "BMKbmk" or "." in tok.text
         return False

@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.ingest.record import Record, Skipped
-from kg.nlp import abbreviations, entities, proposals, relations, results  # noqa: F401 - factories
+from kg.nlp import abbreviations, entities, proposals, relations, results, tokenizer  # noqa: F401
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import clean_text

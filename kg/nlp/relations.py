@@ -120,7 +120,7 @@ class RelationExtractor(KgComponent):
             self._verb_patterns(sent, index, in_sent, main, add)
             self._cooccurrence(sent, index, in_sent, main, add)
         if self.paper_scope and main is not None:
-            self._paper_scope(doc, mentions, main, add)
+            self._paper_scope(doc, mentions, main, add, out)
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
 
@@ -162,7 +162,14 @@ class RelationExtractor(KgComponent):
             for metric in metrics:
                 add(subject, "MEASURED_BY", metric, index, "cooccur", 0.4)
 
-    def _paper_scope(self, doc: Doc, mentions: list[Span], main: Span, add) -> None:
+    def _paper_scope(self, doc: Doc, mentions: list[Span], main: Span, add, out) -> None:
+        rivals = {
+            r["tail"][0] for r in out
+            if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"} and r["head"][0] == main.start_char
+        }
+        rival_texts = {doc.text[s:e].lower() for s, e in
+                       ((r["tail"][0], r["tail"][1]) for r in out
+                        if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"})}
         sents = list(doc.sents)
         sent_of = {m.start_char: _sent_index(sents, m) for m in mentions}
         main_sent = sent_of.get(main.start_char, 0)
@@ -174,7 +181,7 @@ class RelationExtractor(KgComponent):
                 add(main, "EVALUATED_ON", m, where, "paper_scope", 0.35)
             elif m.label_ == "Method" and (
                 self.uses_scope == "paper" or where in {main_sent, main_sent + 1}
-            ):
+            ) and m.start_char not in rivals and m.text.lower() not in rival_texts:
                 add(main, "USES", m, where, "paper_scope", 0.35)
 
     def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:

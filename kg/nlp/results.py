@@ -121,18 +121,21 @@ class ResultsExtractor(KgComponent):
             return None  # 7B, 3D
         if unit is None and 1900 <= value <= 2100 and "." not in number:
             return None
-        metric_span = _metric_after(in_sent, e_char, doc) or _metric_before(in_sent, s_char, doc)
+        metric_span = _metric_after(in_sent, e_char, doc)
         metric_text = metric_span.text if metric_span is not None else None
-        if metric_text is None and unit == "x" and _SPEED_RIGHT.match(after):
-            word = _SPEED_RIGHT.match(after).group(1).lower()
-            metric_text = "speed" if word == "faster" or word == "quicker" else "speedup"
+        speed = _SPEED_RIGHT.match(after) if unit == "x" else None
+        if metric_text is None and speed is not None:
+            word = speed.group(1).lower()
+            metric_text = "speed" if word in {"faster", "quicker"} else "speedup"
+        elif metric_text is None:
+            metric_span = _metric_before(in_sent, s_char, doc)
+            metric_text = metric_span.text if metric_span is not None else None
         if unit is None and metric_text is None:
             return None
         delta = (
             bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(_DELTA_RIGHT.match(after))
         )
-        methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
-        method = methods[-1] if methods else main
+        method = _reported_method(sent, in_sent, main, s_char)
         datasets = [m for m in in_sent if m.label_ == "Dataset"]
         tasks = [m for m in in_sent if m.label_ == "Task"]
         return {
@@ -153,6 +156,19 @@ class ResultsExtractor(KgComponent):
         }
 
 
+def _reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span | None:
+    """The method a number belongs to: the sentence's subject, the paper's own, or the nearest."""
+    methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
+    for m in methods:
+        if m.root.dep_ in {"nsubj", "nsubjpass"} or (
+            m.root.dep_ in {"conj", "appos", "compound"} and m.root.head.dep_ == "nsubj"
+        ):
+            return m
+    if main is not None and any(m.text == main.text for m in methods):
+        return main
+    return methods[-1] if methods else main
+
+
 def _chars(span: Span | None) -> list[int] | None:
     return [span.start_char, span.end_char] if span is not None else None
 
@@ -161,7 +177,9 @@ def _metric_after(mentions: list[Span], end_char: int, doc: Doc) -> Span | None:
     for m in mentions:
         if m.label_ == "Metric" and 0 <= m.start_char - end_char <= 25:
             gap = doc.text[end_char : m.start_char]
-            if len(gap.split()) <= 3 and not re.search(r"[;,]|\band\b", gap):
+            if len(gap.split()) <= 2 and not re.search(
+                r"[;,]|\b(and|with|while|than|for|to|over|from)\b", gap
+            ):
                 return m
     return None
 

@@ -1,0 +1,125 @@
+"""Benchmark ``kg build``: abstracts/s, peak memory and time per stage.
+
+Usage:
+    python benchmarks/bench_build.py --limit 10000 --jobs 1 2
+    python benchmarks/bench_build.py --limit 0 --jobs 2          # the whole corpus
+
+Reads ../shared/corpora/ml_abstracts.jsonl.gz (never copied into the repo). Each run is
+a separate process; the resident memory of its whole process tree is sampled every
+0.5 s, so the report shows the peak and whether memory grows while abstracts stream in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpora" / "ml_abstracts.jsonl.gz"
+
+_CHILD = """
+import json, sys, time
+from kg.build import build
+t0 = time.perf_counter()
+summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]))
+wall = time.perf_counter() - t0
+json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wall,
+           "timings": summary.timings, "nodes": summary.nodes, "edges": summary.edges},
+          open(sys.argv[4], "w"))
+"""
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """Resident memory (MB) of ``pid`` and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        total += rss.get(p, 0)
+        stack += children.get(p, [])
+    return total / 1e6
+
+
+def write_input(limit: int, path: Path) -> int:
+    n = 0
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as src, open(path, "w") as dst:
+        for line in src:
+            dst.write(line)
+            n += 1
+            if limit and n >= limit:
+                break
+    return n
+
+
+def run(input_path: Path, jobs: int, out_dir: Path) -> dict:
+    result_file = out_dir.with_suffix(".json")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(input_path), str(out_dir), str(jobs), str(result_file)]
+    )
+    samples, start = [], time.perf_counter()
+    while proc.poll() is None:
+        samples.append((round(time.perf_counter() - start, 1), round(_tree_rss_mb(proc.pid), 1)))
+        time.sleep(0.5)
+    if proc.returncode != 0:
+        raise SystemExit(f"build failed with exit code {proc.returncode}")
+    result = json.loads(result_file.read_text())
+    result["peak_rss_mb"] = max((m for _, m in samples), default=0.0)
+    nlp_end = result["timings"]["nlp"]
+    during = [m for t, m in samples if 5.0 <= t <= nlp_end]
+    if len(during) >= 4:
+        quarter = len(during) // 4
+        result["rss_first_quarter_mb"] = max(during[:quarter])
+        result["rss_last_quarter_mb"] = max(during[-quarter:])
+    result["abstracts_per_s"] = round(result["papers"] / result["wall"], 1)
+    result["nlp_abstracts_per_s"] = round(result["papers"] / nlp_end, 1)
+    result["jobs"] = jobs
+    result["samples"] = samples[:: max(len(samples) // 200, 1)]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=10_000, help="abstracts (0 = all)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:
+        tmpdir = Path(tmp)
+        n = write_input(args.limit, tmpdir / "input.jsonl")
+        print(f"input: {n} abstracts from {CORPUS.name}", flush=True)
+        results = []
+        for jobs in args.jobs:
+            res = run(tmpdir / "input.jsonl", jobs, tmpdir / f"out-j{jobs}")
+            results.append(res)
+            stages = ", ".join(f"{k} {v:.1f}s" for k, v in res["timings"].items())
+            growth = ""
+            if "rss_first_quarter_mb" in res:
+                growth = (f"; RSS during extraction: first quarter {res['rss_first_quarter_mb']:.0f}"
+                          f" MB, last quarter {res['rss_last_quarter_mb']:.0f} MB")
+            print(f"-j {jobs}: {res['papers']} abstracts in {res['wall']:.1f}s = "
+                  f"{res['abstracts_per_s']}/s overall ({res['nlp_abstracts_per_s']}/s NLP); "
+                  f"peak RSS {res['peak_rss_mb']:.0f} MB{growth}; stages: {stages}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
