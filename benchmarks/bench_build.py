@@ -112,11 +112,16 @@ def main() -> None:
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in res["timings"].items())
             growth = ""
             if "rss_first_quarter_mb" in res:
-                growth = (f"; RSS during extraction: first quarter {res['rss_first_quarter_mb']:.0f}"
-                          f" MB, last quarter {res['rss_last_quarter_mb']:.0f} MB")
-            print(f"-j {jobs}: {res['papers']} abstracts in {res['wall']:.1f}s = "
-                  f"{res['abstracts_per_s']}/s overall ({res['nlp_abstracts_per_s']}/s NLP); "
-                  f"peak RSS {res['peak_rss_mb']:.0f} MB{growth}; stages: {stages}", flush=True)
+                growth = (
+                    f"; RSS during extraction: first quarter {res['rss_first_quarter_mb']:.0f}"
+                    f" MB, last quarter {res['rss_last_quarter_mb']:.0f} MB"
+                )
+            print(
+                f"-j {jobs}: {res['papers']} abstracts in {res['wall']:.1f}s = "
+                f"{res['abstracts_per_s']}/s overall ({res['nlp_abstracts_per_s']}/s NLP); "
+                f"peak RSS {res['peak_rss_mb']:.0f} MB{growth}; stages: {stages}",
+                flush=True,
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -1,0 +1,115 @@
+"""The kg command line, run in-process with typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from kg.cli import app
+from tests.conftest import EXAMPLES
+
+runner = CliRunner()
+
+
+def test_cli_help_lists_commands():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for cmd in ("build", "eval", "cypher"):
+        assert cmd in result.output
+
+
+def test_cli_build_then_cypher_and_eval(tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "12 papers" in result.output and "skipped 1" in result.output
+    result = runner.invoke(
+        app,
+        [
+            "cypher",
+            str(out),
+            "--format",
+            "json",
+            "MATCH (p:Paper)-[:PROPOSES]->(m:Method) WHERE m.name = $n RETURN m.name AS name",
+            "-p",
+            "n=BlockLoRA",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == [{"name": "BlockLoRA"}]
+    gold = tmp_path / "gold.jsonl"
+    first = json.loads((out / "extractions.jsonl").read_text().splitlines()[0])
+    gold.write_text(
+        json.dumps(
+            {
+                "text_start": first["text"][:80],
+                "entities": [
+                    {"type": e["type"], "name": e["name"], "aliases": []} for e in first["entities"]
+                ],
+                "relations": [],
+                "results": [],
+            }
+        )
+        + "\n"
+    )
+    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["entities"]["recall"] == 1.0
+
+
+def test_cli_build_reports_bad_input_and_keeps_good_records(tmp_path):
+    bad = tmp_path / "mixed.jsonl"
+    good = {"id": "g", "abstract": EXAMPLES.read_text().split("\n\n")[1]}
+    bad.write_text(
+        json.dumps(good) + "\n{broken\n" + json.dumps({"id": "e", "abstract": ""}) + "\n"
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["build", str(bad), str(tmp_path / "missing.txt"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "mixed.jsonl:2" in result.output and "malformed JSON" in result.output
+    assert "mixed.jsonl:3" in result.output and "empty abstract" in result.output
+    assert "missing.txt" in result.output and "not found" in result.output
+    report = (out / "report.md").read_text()
+    assert "malformed JSON" in report and "empty abstract" in report and "file not found" in report
+    assert len((out / "extractions.jsonl").read_text().splitlines()) == 1
+
+
+def test_cli_build_with_nothing_readable_fails(tmp_path):
+    result = runner.invoke(
+        app, ["build", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 1
+    assert "no abstracts could be read" in result.output
+
+
+def test_cli_bad_field_option(tmp_path):
+    result = runner.invoke(app, ["build", str(EXAMPLES), "--field", "text", "-o", str(tmp_path)])
+    assert result.exit_code != 0 and "NAME=KEY" in result.output
+
+
+def test_cli_cypher_bad_query_is_a_clear_error(example_build):
+    out, _ = example_build
+    result = runner.invoke(app, ["cypher", str(out), "MATCH (n:Nope) RETURN n"])
+    assert result.exit_code != 0 and "query failed" in result.output
+
+
+def test_build_rerun_replaces_output_atomically(tmp_path, monkeypatch):
+    from kg.build import build
+    from kg.exporters import report
+
+    out = tmp_path / "out"
+    build([EXAMPLES], out, exporters=("jsonl", "report"))
+    before = (out / "extractions.jsonl").read_text()
+    build([EXAMPLES], out, exporters=("jsonl", "report"))
+    assert (out / "extractions.jsonl").read_text() == before  # deterministic
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(report, "write_report", crash)
+    with pytest.raises(RuntimeError, match="disk full"):
+        build([EXAMPLES], out, exporters=("jsonl", "report"))
+    assert (out / "extractions.jsonl").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

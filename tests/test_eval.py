@@ -1,0 +1,109 @@
+"""Scoring rules of ../shared/gold/README.md on small hand-made records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kg.eval import evaluate, evaluate_files, format_table
+
+TEXT = (
+    "Temporal action detection (TAD) is an important yet challenging task in video understanding."
+)
+GOLD = {
+    "text_start": TEXT[:80],
+    "entities": [
+        {"type": "Task", "name": "temporal action detection", "aliases": ["TAD"]},
+        {"type": "Method", "name": "StrideNet", "aliases": []},
+        {"type": "Method", "name": "ActionFormer", "aliases": []},
+        {"type": "Benchmark", "name": "THUMOS14", "aliases": []},
+        {"type": "Metric", "name": "mAP", "aliases": []},
+    ],
+    "relations": [
+        {"head": "StrideNet", "type": "APPLIED_TO", "tail": "temporal action detection"},
+        {"head": "StrideNet", "type": "OUTPERFORMS", "tail": "ActionFormer"},
+        {"head": "ActionFormer", "type": "COMPARED_WITH", "tail": "StrideNet"},
+    ],
+    "results": [
+        {"method": "StrideNet", "dataset": "THUMOS14", "metric": "mAP", "value": 71.4, "unit": "%"},
+        {"method": "StrideNet", "dataset": None, "metric": None, "value": 4, "unit": "x"},
+    ],
+}
+
+
+def _ent(i, type_, name, aliases=(), mentions=()):
+    return {
+        "id": f"{type_.lower()}:{i}",
+        "type": type_,
+        "name": name,
+        "aliases": list(aliases),
+        "mentions": [{"text": t} for t in mentions],
+    }
+
+
+PRED = {
+    "text": TEXT,
+    "entities": [
+        _ent(1, "Task", "TAD", mentions=["Temporal Action Detection"]),  # matched via mention
+        _ent(2, "Method", "StrideNet"),
+        _ent(3, "Dataset", "THUMOS-14"),  # normalises to "thumos 14" != "thumos14"
+        _ent(4, "Task", "ActionFormer"),  # wrong type
+        _ent(5, "Metric", "mAPs"),  # plural cut -> "map"
+    ],
+    "relations": [
+        {"head": "method:2", "type": "APPLIED_TO", "tail": "task:1"},
+        {"head": "method:2", "type": "OUTPERFORMS", "tail": "task:4"},
+    ],
+    "results": [
+        {"value": 71.40001, "metric": "MAP"},
+        {"value": 4.0, "metric": "speed"},
+    ],
+}
+
+
+def test_eval_entities_typed_and_untyped():
+    s = evaluate([GOLD], [PRED])
+    assert s["entities"]["matched_pred"] == 3 and s["entities"]["pred"] == 5
+    assert s["entities"]["recall"] == pytest.approx(3 / 5)
+    assert s["entities_untyped"]["matched_pred"] == 4
+    assert s["entities_per_type"]["Dataset"]["gold"] == 1  # Benchmark counts as Dataset
+    assert s["entities_per_type"]["Task"]["precision"] == pytest.approx(0.5)
+
+
+def test_eval_relations_need_both_ends_matched():
+    s = evaluate([GOLD], [PRED])
+    assert s["relations_per_type"]["APPLIED_TO"]["f1"] == pytest.approx(1.0)
+    assert s["relations_per_type"]["OUTPERFORMS"]["matched_pred"] == 0
+    assert s["relations"]["gold"] == 3 and s["relations"]["pred"] == 2
+
+
+def test_eval_compared_with_is_symmetric():
+    pred = dict(
+        PRED,
+        entities=PRED["entities"] + [_ent(6, "Method", "ActionFormer")],
+        relations=[{"head": "method:2", "type": "COMPARED_WITH", "tail": "method:6"}],
+    )
+    s = evaluate([GOLD], [pred])
+    assert s["relations_per_type"]["COMPARED_WITH"]["matched_pred"] == 1
+
+
+def test_eval_results_value_and_metric():
+    s = evaluate([GOLD], [PRED])
+    assert s["results"]["matched_pred"] == 1  # 71.4 mAP; 4x has gold metric null
+    assert s["results_value_only"]["matched_pred"] == 2
+
+
+def test_eval_missing_prediction_counts_as_misses():
+    s = evaluate([GOLD], [])
+    assert s["entities"]["recall"] == 0 and s["papers_without_prediction"]
+
+
+def test_eval_files_and_table(tmp_path):
+    gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gold.write_text(json.dumps(GOLD) + "\n")
+    pred.write_text(json.dumps(PRED) + "\n")
+    table = format_table(evaluate_files(gold, pred))
+    assert "entities (typed)" in table and "results (value only)" in table
+    with pytest.raises(FileNotFoundError):
+        evaluate_files(tmp_path / "nope.jsonl", pred)

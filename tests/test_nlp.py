@@ -1,0 +1,183 @@
+"""The spaCy components, on blank pipelines where they allow it and on kg's real pipeline."""
+
+from __future__ import annotations
+
+import pytest
+import spacy
+from spacy.util import registry
+
+from kg.ingest import Record
+from kg.nlp import extract
+from kg.nlp.abbreviations import find_abbreviations, find_long_form
+from kg.nlp.entities import is_name_like
+from kg.nlp.extensions import ENTITY_SPANS
+from kg.nlp.results import find_numbers
+from kg.nlp.text import clean_text
+
+
+def test_factory_registrations_are_exactly_kg_components():
+    names = {n for n in registry.factories.get_all() if n.startswith("kg_")}
+    assert names == {
+        "kg_abbreviations",
+        "kg_entities",
+        "kg_proposals",
+        "kg_results",
+        "kg_relations",
+    }
+    misc = {n for n in registry.misc.get_all() if n.startswith("kg.")}
+    assert misc == {
+        "kg.lexicon.v1",
+        "kg.gazetteer.v1",
+        "kg.head_priors.v1",
+        "kg.entity_classifier.v1",
+        "kg.parse_number.v1",
+    }
+    assert "kg.tokenizer_tweaks.v1" in registry.callbacks.get_all()
+
+
+@pytest.mark.parametrize(
+    ("text", "short", "long"),
+    [
+        ("We use Low-Rank Adaptation (LoRA) here.", "LoRA", "Low-Rank Adaptation"),
+        ("Temporal action detection (TAD) is hard.", "TAD", "Temporal action detection"),
+        ("large language models (LLMs) are big", "LLMs", "large language models"),
+    ],
+)
+def test_abbreviations_find_pairs(text, short, long):
+    ((s, lf),) = find_abbreviations(text)
+    assert text[s[0] : s[1]] == short and text[lf[0] : lf[1]] == long
+
+
+def test_abbreviations_reject_unmatched_parentheses():
+    assert find_abbreviations("This works well (see Table 2) in practice.") == []
+    assert find_long_form("XYZ", "nothing matches here ") is None
+
+
+def test_abbreviations_component_marks_later_uses():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kg_abbreviations")
+    doc = nlp("Model Inversion Attacks (MIAs) leak data. Existing MIAs and one MIA fail.")
+    shorts = [doc.text[i["short"][0] : i["short"][1]] for i in doc._.kg_abbreviations]
+    assert shorts == ["MIAs", "MIAs", "MIA"]
+    assert all(
+        doc.text[i["long"][0] : i["long"][1]] == "Model Inversion Attacks"
+        for i in doc._.kg_abbreviations
+    )
+
+
+def test_text_clean_keeps_offsets():
+    raw = r"We get 11\% and 4.6$\times$ speedup with \textbf{FastNet}."
+    clean = clean_text(raw)
+    assert len(clean) == len(raw)
+    assert clean.index("FastNet") == raw.index("FastNet")
+    assert [(n, u) for _, _, _, n, u in find_numbers(clean)] == [("11", "%"), ("4.6", "x")]
+
+
+@pytest.mark.parametrize("word", ["LoRA", "GPT-4", "ResNet", "COCO", "wav2vec"])
+def test_entities_name_like(word):
+    assert is_name_like(word)
+
+
+@pytest.mark.parametrize("word", ["Model", "the", "Transformers", "data"])
+def test_entities_not_name_like(word):
+    assert not is_name_like(word)
+
+
+def _ents(doc):
+    return {(s.text, s.label_) for s in doc.spans[ENTITY_SPANS]}
+
+
+def test_pipeline_finds_each_entity_type(nlp):
+    doc = nlp(
+        clean_text(
+            "Temporal action detection (TAD) is a core video task. We propose StrideNet, a detector "
+            "that builds on a VideoMAE encoder. On the THUMOS14 benchmark StrideNet reaches 71.4% "
+            "mAP, and it outperforms ActionFormer."
+        )
+    )
+    ents = _ents(doc)
+    assert ("Temporal action detection", "Task") in ents and ("TAD", "Task") in ents
+    assert ("StrideNet", "Method") in ents
+    assert ("THUMOS14", "Dataset") in ents
+    assert ("mAP", "Metric") in ents
+
+
+def test_pipeline_proposals_and_relations(nlp):
+    doc = nlp(
+        clean_text(
+            "We propose StrideNet, a detector for temporal action detection. StrideNet uses a "
+            "VideoMAE encoder. On THUMOS14, StrideNet outperforms ActionFormer by 2.6 mAP."
+        )
+    )
+    proposed = {doc.text[s:e] for s, e, _ in doc._.kg_proposed}
+    assert "StrideNet" in proposed
+    rels = {
+        (doc.text[r["head"][0] : r["head"][1]], r["type"], doc.text[r["tail"][0] : r["tail"][1]])
+        for r in doc._.kg_relations
+    }
+    assert ("StrideNet", "OUTPERFORMS", "ActionFormer") in rels
+    assert ("StrideNet", "EVALUATED_ON", "THUMOS14") in rels
+    assert all(
+        r["rule"].startswith("kg_relations.") and 0 < r["confidence"] <= 1
+        for r in doc._.kg_relations
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "unit", "delta", "metric"),
+    [
+        ("Our model, FooNet, reaches 60.2 AP on the COCO benchmark.", 60.2, None, False, "AP"),
+        (
+            "FooNet achieves a 94.0% average success rate on LIBERO.",
+            94.0,
+            "%",
+            False,
+            "average success rate",
+        ),
+        ("FooNet improves accuracy by 3% over the baseline.", 3.0, "%", True, "accuracy"),
+        ("FooNet runs with a 1.75x speedup over BarNet.", 1.75, "x", True, None),
+        ("FooNet is 4times faster than BarNet.", 4.0, "x", True, "speed"),
+    ],
+)
+def test_results_patterns(nlp, sentence, value, unit, delta, metric):
+    doc = nlp(clean_text(sentence))
+    rows = [r for r in doc._.kg_results if r["value"] == value]
+    assert rows, doc._.kg_results
+    row = rows[0]
+    assert (row["unit"], row["delta"]) == (unit, delta)
+    if metric is not None:
+        assert row["metric"] == metric
+
+
+def test_results_skip_years_and_model_sizes(nlp):
+    doc = nlp("In 2023 we trained a 7B model on 1,200 images.")
+    assert doc._.kg_results == []
+
+
+def test_extract_provenance_offsets(nlp):
+    text = "We propose StrideNet for temporal action detection. StrideNet uses ResNet-50."
+    (ex,) = list(extract([Record(id="p", text=text)]))
+    for m in ex.mentions:
+        assert text[m.start : m.end] == m.text
+        start, end = ex.sentences[m.sentence]
+        assert start <= m.start < m.end <= end
+        assert m.rule.startswith(("kg_entities.", "kg_proposals.")) and 0 < m.confidence <= 1
+    assert any(m.proposed and m.text == "StrideNet" for m in ex.mentions)
+
+
+def test_extract_multiprocess_matches_single_process():
+    records = [
+        Record(
+            id=f"p{i}",
+            text=f"We propose Net{i}, which uses ResNet-50 for image "
+            f"classification and reaches {80 + i}.5% accuracy on ImageNet.",
+        )
+        for i in range(6)
+    ]
+    one = [(e.record.id, [m.text for m in e.mentions]) for e in extract(records, batch_size=2)]
+    two = [
+        (e.record.id, [m.text for m in e.mentions])
+        for e in extract(records, n_process=2, batch_size=2)
+    ]
+    assert one == two
+    assert [i for i, _ in one] == [f"p{i}" for i in range(6)]

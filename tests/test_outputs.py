@@ -1,0 +1,167 @@
+"""A full build of the example corpus: every output parses, validates and agrees."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import networkx as nx
+import pyshacl
+import pytest
+from rdflib import Graph, Literal
+from rdflib.compare import isomorphic
+from rdflib.namespace import SKOS
+
+from kg.exporters.jsonio import read_graph_json
+from kg.exporters.ladybug import run_query, schema_ddl
+from kg.exporters.rdf import node_iri, to_rdflib
+from kg.graph.model import EDGE_ENDS, NODE_LABELS
+from kg.resources import schema_path
+
+
+def _records(out):
+    with open(out / "extractions.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def test_outputs_all_files_written(example_build):
+    out, summary = example_build
+    assert {p.name for p in out.iterdir()} == {
+        "extractions.jsonl",
+        "graph.json",
+        "graph.ttl",
+        "graph.lbdb",
+        "report.md",
+    }
+    assert summary.papers == 12
+    assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name]
+
+
+def test_outputs_extractions_validate_against_schema(example_build):
+    out, _ = example_build
+    schema = json.loads(schema_path("extraction.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    records = _records(out)
+    assert len(records) == 12
+    for rec in records:
+        errors = list(validator.iter_errors(rec))
+        assert not errors, errors[0].message
+
+
+def test_outputs_schema_rejects_a_broken_record(example_build):
+    out, _ = example_build
+    schema = json.loads(schema_path("extraction.schema.json").read_text())
+    rec = _records(out)[0]
+    rec["entities"][0]["type"] = "Gadget"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rec, schema)
+
+
+def test_outputs_mentions_point_into_text(example_build):
+    out, _ = example_build
+    for rec in _records(out):
+        for ent in rec["entities"]:
+            for m in ent["mentions"]:
+                assert " ".join(rec["text"][m["start"] : m["end"]].split()) == m["text"]
+        for rel in rec["relations"]:
+            ev = rel["evidence"][0]
+            start, end = rec["sentences"][ev["sentence"]]
+            assert ev["text"] == rec["text"][start:end]
+
+
+def test_outputs_every_kind_of_fact_is_present(example_build):
+    out, _ = example_build
+    records = _records(out)
+    types = {e["type"] for r in records for e in r["entities"]}
+    rels = {x["type"] for r in records for x in r["relations"]}
+    assert types == {"Method", "Task", "Dataset", "Metric"}
+    assert {
+        "USES",
+        "APPLIED_TO",
+        "EVALUATED_ON",
+        "OUTPERFORMS",
+        "COMPARED_WITH",
+        "BENCHMARK_FOR",
+        "MEASURED_BY",
+    } <= rels
+    assert any(e["proposed"] for r in records for e in r["entities"])
+    assert any(res["delta"] for r in records for res in r["results"])
+    assert any(r["code_url"] == "https://github.com/example-org/terraseg" for r in records)
+
+
+def test_outputs_turtle_parses_and_conforms_to_shapes(example_build):
+    out, _ = example_build
+    data = Graph().parse(out / "graph.ttl")
+    shapes = Graph().parse(schema_path("shapes.ttl"))
+    ontology = Graph().parse(schema_path("kg.ttl"))
+    conforms, _, report = pyshacl.validate(data, shacl_graph=shapes, ont_graph=ontology)
+    assert conforms, report
+
+
+def test_outputs_shapes_catch_a_missing_label(example_build):
+    out, _ = example_build
+    data = Graph().parse(out / "graph.ttl")
+    subject = next(data.subjects(SKOS.prefLabel, None))
+    data.remove((subject, SKOS.prefLabel, None))
+    conforms, _, _ = pyshacl.validate(data, shacl_graph=Graph().parse(schema_path("shapes.ttl")))
+    assert not conforms
+
+
+def test_outputs_turtle_matches_rdflib_serialisation(example_build):
+    out, _ = example_build
+    G = read_graph_json(out / "graph.json")
+    fast = Graph().parse(out / "graph.ttl")
+    slow = Graph().parse(data=to_rdflib(G).serialize(format="turtle"), format="turtle")
+    # the run's timestamp differs between the two serialisations; drop it
+    for g in (fast, slow):
+        for s, p, o in list(g):
+            if str(p).endswith("startedAtTime"):
+                g.remove((s, p, o))
+    assert isomorphic(fast, slow)
+
+
+def test_outputs_graph_json_roundtrip(example_build):
+    out, summary = example_build
+    G = read_graph_json(out / "graph.json")
+    assert isinstance(G, nx.MultiDiGraph)
+    assert G.number_of_nodes() == summary.nodes and G.number_of_edges() == summary.edges
+    for u, v, k, d in G.edges(keys=True, data=True):
+        assert (G.nodes[u]["label"], G.nodes[v]["label"]) in EDGE_ENDS[k]
+        assert d["support"] == len(d["papers"]) >= 1 and d["evidence"]
+    assert {d["label"] for _, d in G.nodes(data=True)} <= set(NODE_LABELS)
+
+
+def test_outputs_ladybug_store_matches_graph(example_build):
+    out, summary = example_build
+    G = read_graph_json(out / "graph.json")
+    _, rows = run_query(out, "MATCH (p:Paper) RETURN count(p)")
+    assert rows == [[12]]
+    _, rows = run_query(out, "MATCH (a)-[r]->(b) RETURN count(r)")
+    assert rows[0][0] == G.number_of_edges()
+    _, rows = run_query(
+        out,
+        "MATCH (p:Paper)-[:PROPOSES]->(m:Method {name: $name}) RETURN p.code_url",
+        {"name": "TerraSeg"},
+    )
+    assert rows == [["https://github.com/example-org/terraseg"]]
+
+
+def test_outputs_ladybug_schema_covers_model():
+    ddl = "\n".join(schema_ddl())
+    for label in NODE_LABELS:
+        assert f"CREATE NODE TABLE {label}(" in ddl
+    for rtype in EDGE_ENDS:
+        assert f"CREATE REL TABLE {rtype}(" in ddl
+
+
+def test_outputs_report_lists_skips_and_counts(example_build):
+    out, _ = example_build
+    report = (out / "report.md").read_text()
+    assert "| Paper | 12 |" in report
+    assert "not an abstract" in report and "abstracts.txt:1" in report
+
+
+def test_outputs_node_iris_escape_unsafe_keys():
+    iri = str(node_iri('method:a b/"c'))
+    assert " " not in iri and '"' not in iri
+    assert Literal("x").eq(Literal("x"))
