@@ -91,7 +91,8 @@ def test_pipeline_finds_each_entity_type(nlp):
     doc = nlp(
         clean_text(
             "Temporal action detection (TAD) is a core video task. "
-            "We propose StrideNet, a detector that builds on a VideoMAE encoder. On the THUMOS14 benchmark StrideNet reaches 71.4% "
+            "We propose StrideNet, a detector that builds on a VideoMAE encoder. "
+            "On the THUMOS14 benchmark StrideNet reaches 71.4% "
             "mAP, and it outperforms ActionFormer."
         )
     )
