@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ def shared_path(*parts: str) -> Path:
     """Return a path under ../shared, skipping the test with a reason if it is absent."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
+        if os.environ.get("KG_REQUIRE_SHARED"):
+            pytest.fail(f"{path} is missing and KG_REQUIRE_SHARED is set")
         pytest.skip(f"{path} is not available (the shared data folder sits beside the repo)")
     return path
 

@@ -149,5 +149,5 @@ def _copy(
     conn, table: str, file: Path, *, columns: list[str] | None = None, extra: str = ""
 ) -> None:
     cols = "(" + ", ".join(f"`{c}`" for c in columns) + ")" if columns else ""
-    options = f"header=true, escape='\"', parallel=false{extra}"
+    options = f"header=true, quote='\"', escape='\"', parallel=false{extra}"
     conn.execute(f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})")

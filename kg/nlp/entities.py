@@ -118,9 +118,12 @@ def candidate_features(
     gazetteer: Gazetteer,
     counts: Counter,
     priors: dict[str, dict[str, int]] | None = None,
+    sentences: SentenceIndex | None = None,
 ) -> list[str]:
     """Return the sparse features the entity classifier scores a candidate span by."""
     doc = span.doc
+    sentences = sentences or SentenceIndex(doc)
+    sent = sentences.of(span.start)
     head, first, root = span[-1], span[0], span.root
     feats = ["bias"]
     for c in cands:
@@ -142,7 +145,7 @@ def candidate_features(
         f"gov_pos={root.head.pos_}",
         f"dep_gov={root.dep_}_{root.head.lemma_.lower()}",
         f"count={min(counts[normalise_form(span.text)], 4)}",
-        f"sent0={span.sent.start == 0}",
+        f"sent0={sent.start == 0}",
         f"vague_head={head.lower_ in lexicon.vague_heads}",
         f"name_like={any(is_name_like(t.text) for t in span)}",
         f"title={all(t.is_title or not t.is_alpha for t in span)}",
@@ -160,12 +163,11 @@ def candidate_features(
     if len(span) > 1:
         feats.append(f"gaz_tail={gazetteer.type_of(span[1:].text)}")
         feats.append(f"gaz_head={gazetteer.type_of(head.text)}")
-    sent_has_number = any(t.like_num for t in span.sent)
-    feats.append(f"sent_num={sent_has_number}")
+    feats.append(f"sent_num={sentences.has_number(span.start)}")
     verb = root.head if root.dep_ in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} else None
     if verb is not None and verb.dep_ == "prep":
         feats.append(f"prep_verb={verb.lower_}_{verb.head.lemma_.lower()}")
-    if any(t.lower_ in {"we", "our"} for t in span.sent[: max(span.start - span.sent.start, 0)]):
+    if any(t.lower_ in {"we", "our"} for t in doc[sent.start : span.start]):
         feats.append("after_we")
     feats.append(f"ptype_len={phrase_type(span, lexicon)}_{min(len(span), 3)}")
     prior = (priors or {}).get(_head_key(head.text))
@@ -189,6 +191,39 @@ def candidate_features(
     if nxt is not None and nxt.text == "(":
         feats.append("defines_acronym")
     return feats
+
+
+class SentenceIndex:
+    """Sentence of each token, computed once per doc (``Token.sent`` scans each time)."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.sents = list(doc.sents)
+        self._of = [0] * len(doc)
+        for i, sent in enumerate(self.sents):
+            for j in range(sent.start, sent.end):
+                self._of[j] = i
+        self._numbers = [any(t.like_num for t in s) for s in self.sents]
+
+    def index(self, token_i: int) -> int:
+        return self._of[token_i]
+
+    def of(self, token_i: int) -> Span:
+        return self.sents[self._of[token_i]]
+
+    def has_number(self, token_i: int) -> bool:
+        return self._numbers[self._of[token_i]]
+
+
+def _sentence_of(span: Span) -> Span:
+    """The sentence around ``span``, found by walking to the nearest sentence starts."""
+    doc = span.doc
+    start = span.start
+    while start > 0 and not doc[start].is_sent_start:
+        start -= 1
+    end = span.end
+    while end < len(doc) and not doc[end].is_sent_start:
+        end += 1
+    return doc[start:end]
 
 
 def _head_key(word: str) -> str:
@@ -366,12 +401,13 @@ class EntityRecognizer(KgComponent):
         for cand in self.candidates(doc) + self._plain_chunks(doc):
             by_span.setdefault((cand.start, cand.end), []).append(cand)
         counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
+        sentences = SentenceIndex(doc)
         scored: list[Candidate] = []
         long_label: dict[str, str] = {}
         for (start, end), cands in by_span.items():
             span = doc[start:end]
             feats = candidate_features(
-                span, cands, self.lexicon, self.gazetteer, counts, self.head_priors
+                span, cands, self.lexicon, self.gazetteer, counts, self.head_priors, sentences
             )
             scores = self.classifier.scores(feats)
             label = max((c for c in scores if c != "O"), key=lambda c: (scores[c], c))
@@ -559,7 +595,7 @@ class EntityRecognizer(KgComponent):
     # -- helpers ---------------------------------------------------------------------
     def _keep(self, doc: Doc, cand: Candidate) -> bool:
         span = doc[cand.start : cand.end]
-        if doc[cand.start].sent.start != doc[cand.end - 1].sent.start:
+        if any(t.is_sent_start for t in span[1:]):
             return False  # never across a sentence boundary
         if any(
             t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
@@ -601,14 +637,14 @@ class EntityRecognizer(KgComponent):
 
     def _metric_supported(self, span: Span) -> bool:
         """Metrics count when the sentence reports a number or a comparison on them."""
-        sent = span.sent
+        sent = _sentence_of(span)
         return any(t.like_num or t.text == "%" for t in sent) or any(
             t.lemma_.lower() in _CUE_LEMMAS for t in sent
         )
 
     def _continues_name(self, prev, tok) -> bool:
         doc = tok.doc
-        if tok.sent.start != prev.sent.start:
+        if tok.is_sent_start:
             return False
         if self._name_token(tok):
             return True
@@ -617,7 +653,7 @@ class EntityRecognizer(KgComponent):
         if prev.text in {"-", "_"} and not prev.whitespace_ and tok.text[:1].isalnum():
             return True  # XLS-R, Llama-Chat
         if (tok.is_title and tok.i + 1 < len(doc) and self._name_token(doc[tok.i + 1])
-                and doc[tok.i + 1].sent.start == tok.sent.start):
+                and not doc[tok.i + 1].is_sent_start):
             return True  # NYU Depth V2
         if _VERSION.match(tok.text) and tok.text[:1].isdigit():
             return not prev.whitespace_ or tok.text[-1:] in "BMKbmk" or "." in tok.text
@@ -662,7 +698,7 @@ class EntityRecognizer(KgComponent):
                 break
         if head.dep_ == "pobj" and head.head.lower_ in {"on", "across", "over"}:
             governor = head.head.head
-            sent_lemmas = {t.lemma_.lower() for t in span.sent}
+            sent_lemmas = {t.lemma_.lower() for t in _sentence_of(span)}
             if governor.lemma_.lower() in _EVAL_LEMMAS or sent_lemmas & _EVAL_LEMMAS:
                 if governor.pos_ != "VERB" or governor.lemma_.lower() in _EVAL_LEMMAS:
                     return "Dataset"

@@ -115,7 +115,7 @@ def _has_we_subject(verb) -> bool:
         return _has_we_subject(verb.head)
     if verb.dep_ == "auxpass" or any(c.dep_ == "auxpass" for c in verb.children):
         return any(
-            t.lower_ in {"this", "here", "paper"} for t in verb.sent[: verb.i - verb.sent.start]
+            t.lower_ in {"this", "here", "paper"} for t in verb.doc[verb.left_edge.i : verb.i]
         )
     return False
 

@@ -32,23 +32,22 @@ class Lexicon:
     generic_acronyms: frozenset[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Gazetteer:
     """Known names: ``(type, term)`` rows matched case-insensitively or exactly."""
 
     lower: tuple[tuple[str, str], ...]
     exact: tuple[tuple[str, str], ...]
 
+    def __post_init__(self) -> None:
+        index = {term.lower(): kind for kind, term in self.lower}
+        index.update({term: kind for kind, term in self.exact})
+        object.__setattr__(self, "_index", index)
+
     def type_of(self, text: str) -> str | None:
         """Return the type of ``text`` if it is a known name."""
-        return _gazetteer_index(self).get(text) or _gazetteer_index(self).get(text.lower())
-
-
-@lru_cache(maxsize=8)
-def _gazetteer_index(gazetteer: Gazetteer) -> dict[str, str]:
-    index = {term.lower(): kind for kind, term in gazetteer.lower}
-    index.update({term: kind for kind, term in gazetteer.exact})
-    return index
+        index: dict[str, str] = self._index  # type: ignore[attr-defined]
+        return index.get(text) or index.get(text.lower())
 
 
 @registry.misc("kg.lexicon.v1")
