@@ -89,6 +89,11 @@ _CUE_LEMMAS = {
     "compare",
     "match",
 }
+_CONTEXT_NOUNS = {
+    "task", "problem", "setting", "scenario", "dataset", "benchmark", "domain", "challenge",
+    "performance", "accuracy", "capability", "ability", "application", "field", "area",
+    "research", "community", "literature", "pipeline", "evaluation", "regime", "paradigm",
+}
 _PRIORITY = {"abbreviation": 5, "gazetteer": 4, "name": 3, "noun_chunk": 2}
 _CONFIDENCE = {"abbreviation": 0.85, "gazetteer": 0.8, "name": 0.7, "noun_chunk": 0.55}
 
@@ -462,7 +467,13 @@ class EntityRecognizer(KgComponent):
         if not doc.has_annotation("DEP"):
             return out
         for chunk in doc.noun_chunks:
-            for span in {_content_tokens(chunk, self.lexicon), _light_trim(chunk)}:
+            variants = {_content_tokens(chunk, self.lexicon), _light_trim(chunk)}
+            for span in list(variants):
+                if span is not None and len(span) > 1 and (
+                    span[-1].lemma_.lower() in _CONTEXT_NOUNS
+                ):
+                    variants.add(span[:-1])
+            for span in variants:
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
                 if any(
@@ -484,7 +495,7 @@ class EntityRecognizer(KgComponent):
                 continue
             long_key = tuple(item["long"])
             if long_key not in types:
-                trimmed = _content_tokens(long_span, self.lexicon)
+                trimmed = _light_trim(long_span)
                 short_text = short_span.text
                 label = None
                 if trimmed is not None:
@@ -520,8 +531,13 @@ class EntityRecognizer(KgComponent):
             for match_id, start, end in matcher(doc):
                 label = doc.vocab.strings[match_id]
                 span = doc[start:end]
-                if label == "Task" and end < len(doc) and doc[end].pos_ in {"NOUN", "PROPN"}:
-                    continue  # "object detection model" is not the task
+                if (
+                    label == "Task"
+                    and end < len(doc)
+                    and doc[end].pos_ in {"NOUN", "PROPN"}
+                    and doc[end].lemma_.lower() not in _CONTEXT_NOUNS
+                ):
+                    continue  # "object detection model" is not the task, "... tasks" is
                 if label == "Task" and phrase_type(span, self.lexicon) == "Method":
                     label = "Method"  # "knowledge distillation" is used as a technique
                 if label == "Task" and len(span) == 1 and not self.single_word_tasks:
