@@ -460,7 +460,49 @@ class EntityRecognizer(KgComponent):
             )
             for c in scored
         ]
-        return _select(scored, by_confidence=True)
+        return self._harmonise_types(doc, _select(scored, by_confidence=True))
+
+    def _harmonise_types(self, doc: Doc, chosen: list[Candidate]) -> list[Candidate]:
+        """Give coordinated names one type ("on NQ-Open, NQ-Swap and XSum") and type a name
+        by its apposition ("CodeTrace, a benchmark of ...")."""
+        root_of = {doc[c.start : c.end].root.i: k for k, c in enumerate(chosen)}
+        parent = list(range(len(chosen)))
+
+        def find(k: int) -> int:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        for i, k in root_of.items():
+            tok = doc[i]
+            if tok.dep_ == "conj" and tok.head.i in root_of:
+                parent[find(k)] = find(root_of[tok.head.i])
+        clusters: dict[int, list[int]] = {}
+        for k in range(len(chosen)):
+            clusters.setdefault(find(k), []).append(k)
+        out = list(chosen)
+        for members in clusters.values():
+            if len(members) < 2:
+                continue
+            votes = Counter(
+                chosen[k].label for k in members if chosen[k].rule in {"gazetteer", "abbreviation"}
+            )
+            if not votes:
+                continue
+            label = votes.most_common(1)[0][0]
+            for k in members:
+                if chosen[k].rule == "name" and chosen[k].label != label:
+                    c = chosen[k]
+                    out[k] = Candidate(c.start, c.end, label, c.rule, c.benchmark, c.group,
+                                       c.confidence)
+        for k, c in enumerate(out):
+            root = doc[c.start : c.end].root
+            for child in root.children:
+                if child.dep_ == "appos" and child.lemma_.lower() in self.lexicon.dataset_heads:
+                    bench = child.lemma_.lower() in self.lexicon.benchmark_heads
+                    out[k] = Candidate(c.start, c.end, "Dataset", c.rule, bench, c.group,
+                                       c.confidence)
+        return out
 
     def _plain_chunks(self, doc: Doc) -> list[Candidate]:
         out = []
