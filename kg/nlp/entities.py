@@ -94,8 +94,20 @@ _CONTEXT_NOUNS = {
     "performance", "accuracy", "capability", "ability", "application", "field", "area",
     "research", "community", "literature", "pipeline", "evaluation", "regime", "paradigm",
 }
-_PRIORITY = {"abbreviation": 5, "gazetteer": 4, "name": 3, "noun_chunk": 2}
-_CONFIDENCE = {"abbreviation": 0.85, "gazetteer": 0.8, "name": 0.7, "noun_chunk": 0.55}
+_PRIORITY = {
+    "abbreviation": 5, "gazetteer": 4, "name": 3, "gazetteer_word": 2, "title": 2,
+    "noun_chunk": 2, "chunk": 1,
+}
+_CONFIDENCE = {
+    "abbreviation": 0.85, "gazetteer": 0.8, "name": 0.7, "gazetteer_word": 0.6, "title": 0.6,
+    "noun_chunk": 0.55, "chunk": 0.5,
+}
+_NOT_NAMES = {
+    "table", "figure", "fig", "section", "sec", "eq", "equation", "appendix", "step", "stage",
+    "phase", "chapter", "part", "level", "type", "case", "setting", "experiment", "task",
+    "round", "day", "week", "year", "month", "layer", "group", "class", "set", "top", "line",
+    "page", "category", "problem", "question", "theorem", "lemma", "algorithm", "definition",
+}
 
 
 @dataclass(frozen=True)
@@ -495,7 +507,13 @@ class EntityRecognizer(KgComponent):
                     c = chosen[k]
                     out[k] = Candidate(c.start, c.end, label, c.rule, c.benchmark, c.group,
                                        c.confidence)
+        task_end = {c.end for c in out if c.label == "Task"}
         for k, c in enumerate(out):
+            if (c.rule == "name" and c.start >= 2 and doc[c.start - 1].text == "("
+                    and c.start - 1 in task_end):
+                out[k] = Candidate(c.start, c.end, "Dataset", c.rule, False, c.group,
+                                   c.confidence)
+                continue
             root = doc[c.start : c.end].root
             for child in root.children:
                 if child.dep_ == "appos" and child.lemma_.lower() in self.lexicon.dataset_heads:
@@ -515,6 +533,8 @@ class EntityRecognizer(KgComponent):
                     span[-1].lemma_.lower() in _CONTEXT_NOUNS
                 ):
                     variants.add(span[:-1])
+                if span is not None and len(span) > 1 and span[0].tag_ in {"VBN", "VBD"}:
+                    variants.add(span[1:])  # "trained Transformers" -> "Transformers"
             for span in variants:
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
@@ -583,6 +603,7 @@ class EntityRecognizer(KgComponent):
                 if label == "Task" and phrase_type(span, self.lexicon) == "Method":
                     label = "Method"  # "knowledge distillation" is used as a technique
                 if label == "Task" and len(span) == 1 and not self.single_word_tasks:
+                    out.append(Candidate(start, end, label, "gazetteer_word"))
                     continue
                 if label == "Dataset" and self._is_benchmark(span):
                     out.append(Candidate(start, end, label, "gazetteer", True))
@@ -609,6 +630,37 @@ class EntityRecognizer(KgComponent):
                 self._is_benchmark(span) or bool(_BENCHMARK_NAME.search(span.text))
             )
             out.append(Candidate(start, end, label, "name", bench))
+            i = end
+        return out + self._from_titles(doc)
+
+    def _from_titles(self, doc: Doc) -> list[Candidate]:
+        """Title-case names: "Barlow Twins", "Stable-Diffusion", "Llama 3", "Gemini 1.5"."""
+        out = []
+        i = 0
+        while i < len(doc):
+            tok = doc[i]
+            if not (tok.is_title and tok.is_alpha) or tok.lower_ in self.lexicon.generic_words:
+                i += 1
+                continue
+            end = i + 1
+            while end < len(doc) and not doc[end].is_sent_start and (
+                (doc[end].is_title and doc[end].is_alpha)
+                or (doc[end].text == "-" and not doc[end - 1].whitespace_ and end + 1 < len(doc)
+                    and doc[end + 1].is_title)
+            ):
+                end += 1
+            versioned = (
+                end < len(doc) and not doc[end].is_sent_start
+                and re.fullmatch(r"\d+(\.\d+)*[A-Za-z]?", doc[end].text) is not None
+                and doc[end - 1].lower_ not in _NOT_NAMES
+            )
+            if versioned:
+                end += 1
+            multi = end - i >= 2 and not tok.is_sent_start
+            if (multi or versioned) and not any(self._name_token(t) for t in doc[i:end]):
+                span = doc[i:end]
+                out.append(Candidate(i, end, self.gazetteer.type_of(span.text)
+                                     or self._context_type(span), "title"))
             i = end
         return out
 
