@@ -90,23 +90,86 @@ _CUE_LEMMAS = {
     "match",
 }
 _CONTEXT_NOUNS = {
-    "task", "problem", "setting", "scenario", "dataset", "benchmark", "domain", "challenge",
-    "performance", "accuracy", "capability", "ability", "application", "field", "area",
-    "research", "community", "literature", "pipeline", "evaluation", "regime", "paradigm",
+    "task",
+    "problem",
+    "setting",
+    "scenario",
+    "dataset",
+    "benchmark",
+    "domain",
+    "challenge",
+    "performance",
+    "accuracy",
+    "capability",
+    "ability",
+    "application",
+    "field",
+    "area",
+    "research",
+    "community",
+    "literature",
+    "pipeline",
+    "evaluation",
+    "regime",
+    "paradigm",
 }
 _PRIORITY = {
-    "abbreviation": 5, "gazetteer": 4, "name": 3, "gazetteer_word": 2, "title": 2,
-    "noun_chunk": 2, "chunk": 1,
+    "abbreviation": 5,
+    "gazetteer": 4,
+    "name": 3,
+    "gazetteer_word": 2,
+    "title": 2,
+    "noun_chunk": 2,
+    "chunk": 1,
 }
 _CONFIDENCE = {
-    "abbreviation": 0.85, "gazetteer": 0.8, "name": 0.7, "gazetteer_word": 0.6, "title": 0.6,
-    "noun_chunk": 0.55, "chunk": 0.5,
+    "abbreviation": 0.85,
+    "gazetteer": 0.8,
+    "name": 0.7,
+    "gazetteer_word": 0.6,
+    "title": 0.6,
+    "noun_chunk": 0.55,
+    "chunk": 0.5,
 }
 _NOT_NAMES = {
-    "table", "figure", "fig", "section", "sec", "eq", "equation", "appendix", "step", "stage",
-    "phase", "chapter", "part", "level", "type", "case", "setting", "experiment", "task",
-    "round", "day", "week", "year", "month", "layer", "group", "class", "set", "top", "line",
-    "page", "category", "problem", "question", "theorem", "lemma", "algorithm", "definition",
+    "table",
+    "figure",
+    "fig",
+    "section",
+    "sec",
+    "eq",
+    "equation",
+    "appendix",
+    "step",
+    "stage",
+    "phase",
+    "chapter",
+    "part",
+    "level",
+    "type",
+    "case",
+    "setting",
+    "experiment",
+    "task",
+    "round",
+    "day",
+    "week",
+    "year",
+    "month",
+    "layer",
+    "group",
+    "class",
+    "set",
+    "top",
+    "line",
+    "page",
+    "category",
+    "problem",
+    "question",
+    "theorem",
+    "lemma",
+    "algorithm",
+    "definition",
 }
 
 
@@ -505,21 +568,29 @@ class EntityRecognizer(KgComponent):
             for k in members:
                 if chosen[k].rule == "name" and chosen[k].label != label:
                     c = chosen[k]
-                    out[k] = Candidate(c.start, c.end, label, c.rule, c.benchmark, c.group,
-                                       c.confidence)
+                    out[k] = Candidate(
+                        c.start, c.end, label, c.rule, c.benchmark, c.group, c.confidence
+                    )
         task_end = {c.end for c in out if c.label == "Task"}
         for k, c in enumerate(out):
-            if (c.rule == "name" and c.start >= 2 and doc[c.start - 1].text == "("
-                    and c.start - 1 in task_end):
-                out[k] = Candidate(c.start, c.end, "Dataset", c.rule, False, c.group,
-                                   c.confidence)
+            if (
+                c.rule == "name"
+                and c.start >= 2
+                and doc[c.start - 1].text == "("
+                and c.start - 1 in task_end
+            ):
+                out[k] = Candidate(c.start, c.end, "Dataset", c.rule, False, c.group, c.confidence)
                 continue
             root = doc[c.start : c.end].root
-            for child in root.children:
-                if child.dep_ == "appos" and child.lemma_.lower() in self.lexicon.dataset_heads:
+            neighbours = list(root.children) + ([root.head] if root.dep_ == "appos" else [])
+            for child in neighbours:
+                if (child.dep_ == "appos" or child is root.head) and (
+                    child.lemma_.lower() in self.lexicon.dataset_heads
+                ):
                     bench = child.lemma_.lower() in self.lexicon.benchmark_heads
-                    out[k] = Candidate(c.start, c.end, "Dataset", c.rule, bench, c.group,
-                                       c.confidence)
+                    out[k] = Candidate(
+                        c.start, c.end, "Dataset", c.rule, bench, c.group, c.confidence
+                    )
         return out
 
     def _plain_chunks(self, doc: Doc) -> list[Candidate]:
@@ -529,8 +600,10 @@ class EntityRecognizer(KgComponent):
         for chunk in doc.noun_chunks:
             variants = {_content_tokens(chunk, self.lexicon), _light_trim(chunk)}
             for span in list(variants):
-                if span is not None and len(span) > 1 and (
-                    span[-1].lemma_.lower() in _CONTEXT_NOUNS
+                if (
+                    span is not None
+                    and len(span) > 1
+                    and (span[-1].lemma_.lower() in _CONTEXT_NOUNS)
                 ):
                     variants.add(span[:-1])
                 if span is not None and len(span) > 1 and span[0].tag_ in {"VBN", "VBD"}:
@@ -643,14 +716,23 @@ class EntityRecognizer(KgComponent):
                 i += 1
                 continue
             end = i + 1
-            while end < len(doc) and not doc[end].is_sent_start and (
-                (doc[end].is_title and doc[end].is_alpha)
-                or (doc[end].text == "-" and not doc[end - 1].whitespace_ and end + 1 < len(doc)
-                    and doc[end + 1].is_title)
+            while (
+                end < len(doc)
+                and not doc[end].is_sent_start
+                and (
+                    (doc[end].is_title and doc[end].is_alpha)
+                    or (
+                        doc[end].text == "-"
+                        and not doc[end - 1].whitespace_
+                        and end + 1 < len(doc)
+                        and doc[end + 1].is_title
+                    )
+                )
             ):
                 end += 1
             versioned = (
-                end < len(doc) and not doc[end].is_sent_start
+                end < len(doc)
+                and not doc[end].is_sent_start
                 and re.fullmatch(r"\d+(\.\d+)*[A-Za-z]?", doc[end].text) is not None
                 and doc[end - 1].lower_ not in _NOT_NAMES
             )
@@ -659,8 +741,14 @@ class EntityRecognizer(KgComponent):
             multi = end - i >= 2 and not tok.is_sent_start
             if (multi or versioned) and not any(self._name_token(t) for t in doc[i:end]):
                 span = doc[i:end]
-                out.append(Candidate(i, end, self.gazetteer.type_of(span.text)
-                                     or self._context_type(span), "title"))
+                out.append(
+                    Candidate(
+                        i,
+                        end,
+                        self.gazetteer.type_of(span.text) or self._context_type(span),
+                        "title",
+                    )
+                )
             i = end
         return out
 
@@ -762,8 +850,12 @@ class EntityRecognizer(KgComponent):
             return not prev.whitespace_
         if prev.text in {"-", "_"} and not prev.whitespace_ and tok.text[:1].isalnum():
             return True  # XLS-R, Llama-Chat
-        if (tok.is_title and tok.i + 1 < len(doc) and self._name_token(doc[tok.i + 1])
-                and not doc[tok.i + 1].is_sent_start):
+        if (
+            tok.is_title
+            and tok.i + 1 < len(doc)
+            and self._name_token(doc[tok.i + 1])
+            and not doc[tok.i + 1].is_sent_start
+        ):
             return True  # NYU Depth V2
         if _VERSION.match(tok.text) and tok.text[:1].isdigit():
             return not prev.whitespace_ or tok.text[-1:] in "BMKbmk" or "." in tok.text

@@ -68,20 +68,54 @@ class ProposalFinder(KgComponent):
                     mark(hit, "naming")
             elif tok.lower_ == "our" and tok.i + 1 < len(doc):
                 hit = _first_mention_from(mentions, tok.i + 1, tok.i + 3)
+                if hit is None and tok.head.lower_ in _SELF_NOUNS:
+                    # "Our approach, Adaptive Multi-Head Contrastive Learning (AMCL), ..."
+                    appos = [c for c in tok.head.children if c.dep_ == "appos"]
+                    if appos:
+                        hit = _first_mention_from(
+                            mentions, appos[0].left_edge.i, appos[0].right_edge.i + 1
+                        )
                 if hit is not None and hit.label_ in {"Method", "Dataset"}:
                     mark(hit, "our")
         doc.spans[ENTITY_SPANS] = sorted(mentions, key=lambda s: s.start)
 
     def _mark_object(self, doc: Doc, verb, mentions: list[Span], mark, info: dict) -> None:
+        for m in mentions:  # a coined name right after the verb: "we propose DeCoRe, a ..."
+            if (
+                0 < m.start - verb.i <= 5
+                and _is_named(m, info)
+                and m.label_ in {"Method", "Dataset"}
+            ):
+                between = doc[verb.i + 1 : m.start]
+                if not any(t.pos_ == "VERB" or t.is_sent_start for t in between):
+                    mark(m, "propose")
+                    return
         objects = [c for c in verb.children if c.dep_ in {"dobj", "obj", "attr", "oprd"}]
+        gerunds = [c for c in verb.children if c.dep_ in {"xcomp", "ccomp"} and c.tag_ == "VBG"]
+        if not objects and gerunds:  # "we propose using multiple projection heads"
+            objects = [c for c in gerunds[0].children if c.dep_ in {"dobj", "obj"}]
         if not objects:
             for prep in (c for c in verb.children if c.dep_ in {"prep", "prt"}):
                 objects += [c for c in prep.children if c.dep_ == "pobj"]
         for obj in objects[:1]:
             subtree = doc[obj.left_edge.i : obj.right_edge.i + 1]
             end = min(subtree.end, verb.i + 1 + self.window)
-            inside = [m for m in mentions if m.start >= subtree.start and m.end <= end]
+            clauses = {
+                t.i for c in obj.children if c.dep_ in {"relcl", "acl", "prep"} for t in c.subtree
+            }
+            inside = [
+                m
+                for m in mentions
+                if m.start >= subtree.start and m.end <= end and m.root.i not in clauses
+            ]
+            if not inside:  # "we propose {\\mname}, a plug-and-play framework"
+                appos = [c for c in obj.children if c.dep_ == "appos"]
+                if appos:
+                    obj = appos[0]
             if inside:
+                named = [m for m in inside if _is_named(m, info)]
+                if named and named[0] is not inside[0]:
+                    inside = named + [m for m in inside if m is not named[0]]
                 mark(inside[0], "propose")
                 for extra in inside[1:]:
                     if extra.label_ == inside[0].label_ and _joined_by_and(doc, inside[0], extra):
@@ -107,10 +141,34 @@ class ProposalFinder(KgComponent):
             mark(new, "unnamed")
 
 
+_SELF_NOUNS = {
+    "approach",
+    "method",
+    "model",
+    "framework",
+    "system",
+    "algorithm",
+    "technique",
+    "architecture",
+    "solution",
+    "work",
+    "paper",
+    "study",
+    "benchmark",
+    "dataset",
+}
+
+
 def _has_we_subject(verb) -> bool:
     for child in verb.children:
         if child.dep_ in {"nsubj", "nsubjpass"} and child.lower_ in {"we", "i"}:
             return True
+        if (
+            child.dep_ == "nsubj"
+            and child.lower_ in {"paper", "work", "study", "article"}
+            and any(t.lower_ in {"this", "our"} for t in child.children)
+        ):
+            return True  # "This paper introduces X"
     if verb.dep_ in {"conj", "xcomp"} and verb.head is not verb:
         return _has_we_subject(verb.head)
     if verb.dep_ == "auxpass" or any(c.dep_ == "auxpass" for c in verb.children):
@@ -118,6 +176,12 @@ def _has_we_subject(verb) -> bool:
             t.lower_ in {"this", "here", "paper"} for t in verb.doc[verb.left_edge.i : verb.i]
         )
     return False
+
+
+def _is_named(mention: Span, info: dict) -> bool:
+    """Whether a mention is a coined name or a defined acronym, not a descriptive phrase."""
+    rule = info.get(f"{mention.start_char}:{mention.end_char}", {}).get("rule", "")
+    return rule.endswith((".abbreviation", ".name", ".title"))
 
 
 def _first_mention_from(mentions: list[Span], start: int, stop: int) -> Span | None:

@@ -164,12 +164,18 @@ class RelationExtractor(KgComponent):
 
     def _paper_scope(self, doc: Doc, mentions: list[Span], main: Span, add, out) -> None:
         rivals = {
-            r["tail"][0] for r in out
+            r["tail"][0]
+            for r in out
             if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"} and r["head"][0] == main.start_char
         }
-        rival_texts = {doc.text[s:e].lower() for s, e in
-                       ((r["tail"][0], r["tail"][1]) for r in out
-                        if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"})}
+        rival_texts = {
+            doc.text[s:e].lower()
+            for s, e in (
+                (r["tail"][0], r["tail"][1])
+                for r in out
+                if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"}
+            )
+        }
         sents = list(doc.sents)
         sent_of = {m.start_char: _sent_index(sents, m) for m in mentions}
         main_sent = sent_of.get(main.start_char, 0)
@@ -179,9 +185,12 @@ class RelationExtractor(KgComponent):
                 add(main, "APPLIED_TO", m, where, "paper_scope", 0.35)
             elif m.label_ == "Dataset":
                 add(main, "EVALUATED_ON", m, where, "paper_scope", 0.35)
-            elif m.label_ == "Method" and (
-                self.uses_scope == "paper" or where in {main_sent, main_sent + 1}
-            ) and m.start_char not in rivals and m.text.lower() not in rival_texts:
+            elif (
+                m.label_ == "Method"
+                and (self.uses_scope == "paper" or where in {main_sent, main_sent + 1})
+                and m.start_char not in rivals
+                and m.text.lower() not in rival_texts
+            ):
                 add(main, "USES", m, where, "paper_scope", 0.35)
 
     def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:
