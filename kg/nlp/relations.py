@@ -121,6 +121,8 @@ class RelationExtractor(KgComponent):
             self._cooccurrence(sent, index, in_sent, main, add)
         if self.paper_scope and main is not None:
             self._paper_scope(doc, mentions, main, add, out)
+        if self.paper_scope:
+            self._task_scope(doc, mentions, add)
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
 
@@ -192,6 +194,18 @@ class RelationExtractor(KgComponent):
                 and m.text.lower() not in rival_texts
             ):
                 add(main, "USES", m, where, "paper_scope", 0.35)
+
+    def _task_scope(self, doc: Doc, mentions: list[Span], add) -> None:
+        """The paper's first task is measured by its metrics and benchmarked by its data sets."""
+        task = next((m for m in mentions if m.label_ == "Task"), None)
+        if task is None:
+            return
+        sents = list(doc.sents)
+        for m in mentions:
+            if m.label_ == "Metric":
+                add(task, "MEASURED_BY", m, _sent_index(sents, m), "paper_scope", 0.3)
+            elif m.label_ == "Dataset":
+                add(m, "BENCHMARK_FOR", task, _sent_index(sents, m), "paper_scope", 0.3)
 
     def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:
         by_start = {m.start_char: m for m in mentions}
