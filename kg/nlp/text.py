@@ -33,6 +33,6 @@ def clean_text(text: str) -> str:
     out = _DROP_CMD.sub(_blank, out)
     out = _TIMES.sub(lambda m: "x" + " " * (len(m.group(0)) - 1), out)
     out = _ESCAPED.sub(lambda m: " " + m.group(1), out)
-    out = out.replace("$", " ")
+    out = out.replace("$", " ").replace("~", " ")
     assert len(out) == len(text)
     return out
