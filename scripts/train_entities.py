@@ -73,7 +73,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold", type=Path, default=SHARED / "gold/train.jsonl")
     parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=5, help="models averaged")
     parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
     args = parser.parse_args()
     gold = [json.loads(line) for line in args.gold.open(encoding="utf-8")]
@@ -82,8 +83,7 @@ def main() -> None:
     data = examples(nlp, gold, texts)
     labels = Counter(label for _, label in data)
     print(f"{len(data)} candidates from {len(texts)} abstracts: {labels}")
-    model = AveragedPerceptron(CLASSES)
-    model.train(data, epochs=args.epochs, seed=0)
+    model = AveragedPerceptron.ensemble(CLASSES, data, seeds=args.seeds, epochs=args.epochs)
     model.to_disk(args.out)
     print(f"wrote {args.out} ({len(model.weights)} features)")
 

@@ -848,8 +848,11 @@ class EntityRecognizer(KgComponent):
             return True
         if tok.text in {"-", "_"}:
             return not prev.whitespace_
-        if prev.text in {"-", "_"} and not prev.whitespace_ and not tok.text.endswith(".") and (
-            tok.text[:1].isupper() or tok.text[:1].isdigit()
+        if (
+            prev.text in {"-", "_"}
+            and not prev.whitespace_
+            and not tok.text.endswith(".")
+            and (tok.text[:1].isupper() or tok.text[:1].isdigit())
         ):
             return True  # XLS-R, Llama-Chat, but not LLM-based
         if (

@@ -74,6 +74,29 @@ class AveragedPerceptron:
                     averaged.setdefault(feat, {})[cls] = avg
         self.weights = averaged
 
+    @classmethod
+    def ensemble(
+        cls,
+        classes: Sequence[str],
+        data: list[tuple[list[str], str]],
+        *,
+        seeds: int = 5,
+        epochs: int = 10,
+    ) -> AveragedPerceptron:
+        """Train one model per shuffling seed and return their mean (lower variance)."""
+        total: dict[str, dict[str, float]] = {}
+        for seed in range(seeds):
+            model = cls(classes)
+            model.train(data, epochs=epochs, seed=seed)
+            for feat, per_class in model.weights.items():
+                slot = total.setdefault(feat, {})
+                for c, w in per_class.items():
+                    slot[c] = slot.get(c, 0.0) + w / seeds
+        rounded = {
+            f: {c: round(w, 4) for c, w in d.items() if round(w, 4)} for f, d in total.items()
+        }
+        return cls(classes, {f: d for f, d in rounded.items() if d})
+
     def to_disk(self, path: str | Path) -> None:
         """Write the classes and weights as JSON."""
         Path(path).write_text(

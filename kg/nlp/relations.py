@@ -90,7 +90,7 @@ class RelationExtractor(KgComponent):
                 if m.label_ == "Method" and (m.start_char, m.end_char) in proposed
             ),
             None,
-        )
+        ) or _fallback_main(doc, mentions)
         out = doc_data(doc, "kg_relations")
         seen: set[tuple] = set()
 
@@ -219,6 +219,21 @@ class RelationExtractor(KgComponent):
             for subject in (data, task):
                 if subject is not None:
                     add(subject, "MEASURED_BY", metric, row["sentence"], "result", 0.6)
+
+
+def _fallback_main(doc: Doc, mentions: list[Span]) -> Span | None:
+    """Without a found proposal, the paper's own method is the first method named in a
+    sentence where the authors speak ("we", "our", "this paper")."""
+    info = doc_data(doc, "kg_mention_info")
+    for sent in doc.sents:
+        if not any(t.lower_ in {"we", "our", "ours"} for t in sent):
+            continue
+        for m in mentions:
+            if m.label_ == "Method" and sent.start <= m.start < sent.end:
+                rule = info.get(f"{m.start_char}:{m.end_char}", {}).get("rule", "")
+                if rule.endswith((".abbreviation", ".name", ".title")):
+                    return m
+    return None
 
 
 def _sent_index(sents: list[Span], mention: Span) -> int:
