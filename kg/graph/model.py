@@ -14,18 +14,10 @@ __all__ = [
 ]
 
 from kg.errors import SchemaError
+from kg.schema import ENTITY_TYPES, RELATION_TYPES
 
-ENTITY_LABELS = ("Method", "Task", "Dataset", "Metric")
+ENTITY_LABELS = ENTITY_TYPES
 NODE_LABELS = ("Paper", *ENTITY_LABELS, "Result")
-RELATION_TYPES = (
-    "USES",
-    "APPLIED_TO",
-    "EVALUATED_ON",
-    "OUTPERFORMS",
-    "COMPARED_WITH",
-    "BENCHMARK_FOR",
-    "MEASURED_BY",
-)
 EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
     "PROPOSES": tuple(("Paper", label) for label in ENTITY_LABELS),
     "MENTIONS": tuple(("Paper", label) for label in ENTITY_LABELS),

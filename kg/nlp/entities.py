@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spacy.language import Language
@@ -24,10 +24,10 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.vocabulary import Gazetteer, Lexicon
 from kg.resources import nlp_data_dir
+from kg.schema import ENTITY_TYPES
 
 __all__ = ["EntityRecognizer", "Candidate", "is_name_like", "phrase_type"]
 
-ENTITY_TYPES = ("Method", "Task", "Dataset", "Metric")
 _NAME_LIKE = re.compile(
     r"^(?=.*[A-Za-z])(?:[A-Z][a-z]*[A-Z0-9]|[A-Z]{2,}|[a-z]+[A-Z]|[A-Za-z]+[-_.]?\d|\d+[A-Za-z]*[A-Z])"
 )
@@ -530,9 +530,7 @@ class EntityRecognizer(KgComponent):
             if not (
                 c.rule == "abbreviation" and c.group in long_label and long_label[c.group] != "O"
             )
-            else Candidate(
-                c.start, c.end, long_label[c.group], c.rule, c.benchmark, c.group, c.confidence
-            )
+            else replace(c, label=long_label[c.group])
             for c in scored
         ]
         return self._harmonise_types(doc, _select(scored, by_confidence=True))
@@ -567,10 +565,7 @@ class EntityRecognizer(KgComponent):
             label = votes.most_common(1)[0][0]
             for k in members:
                 if chosen[k].rule == "name" and chosen[k].label != label:
-                    c = chosen[k]
-                    out[k] = Candidate(
-                        c.start, c.end, label, c.rule, c.benchmark, c.group, c.confidence
-                    )
+                    out[k] = replace(chosen[k], label=label)
         task_end = {c.end for c in out if c.label == "Task"}
         for k, c in enumerate(out):
             if (
@@ -579,7 +574,7 @@ class EntityRecognizer(KgComponent):
                 and doc[c.start - 1].text == "("
                 and c.start - 1 in task_end
             ):
-                out[k] = Candidate(c.start, c.end, "Dataset", c.rule, False, c.group, c.confidence)
+                out[k] = replace(c, label="Dataset", benchmark=False)
                 continue
             root = doc[c.start : c.end].root
             neighbours = list(root.children) + ([root.head] if root.dep_ == "appos" else [])
@@ -588,9 +583,7 @@ class EntityRecognizer(KgComponent):
                     child.lemma_.lower() in self.lexicon.dataset_heads
                 ):
                     bench = child.lemma_.lower() in self.lexicon.benchmark_heads
-                    out[k] = Candidate(
-                        c.start, c.end, "Dataset", c.rule, bench, c.group, c.confidence
-                    )
+                    out[k] = replace(c, label="Dataset", benchmark=bench)
         return out
 
     def _plain_chunks(self, doc: Doc) -> list[Candidate]:

@@ -7,28 +7,10 @@ from spacy.tokens import Doc, Span, Token
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.schema import RELATION_ENDS, RELATION_TYPES
 
-__all__ = ["RelationExtractor", "RELATION_TYPES", "ALLOWED"]
+__all__ = ["RelationExtractor", "RELATION_TYPES"]
 
-RELATION_TYPES = (
-    "USES",
-    "APPLIED_TO",
-    "EVALUATED_ON",
-    "OUTPERFORMS",
-    "COMPARED_WITH",
-    "BENCHMARK_FOR",
-    "MEASURED_BY",
-)
-ALLOWED = {
-    "USES": ({"Method"}, {"Method"}),
-    "APPLIED_TO": ({"Method"}, {"Task"}),
-    "EVALUATED_ON": ({"Method"}, {"Dataset"}),
-    "OUTPERFORMS": ({"Method"}, {"Method"}),
-    "COMPARED_WITH": ({"Method"}, {"Method"}),
-    "BENCHMARK_FOR": ({"Dataset"}, {"Task"}),
-    "MEASURED_BY": ({"Task", "Dataset"}, {"Metric"}),
-}
-"""Head and tail types each relation type joins (the annotation guidelines' schema)."""
 
 _BEAT = {"outperform", "surpass", "beat", "exceed", "outpace", "outstrip", "dominate"}
 _COMPARE = {"compare", "benchmark", "contrast"}
@@ -95,7 +77,7 @@ class RelationExtractor(KgComponent):
         seen: set[tuple] = set()
 
         def add(head: Span, rtype: str, tail: Span, sent: int, rule: str, conf: float) -> None:
-            heads, tails = ALLOWED[rtype]
+            heads, tails = RELATION_ENDS[rtype]
             if head.label_ not in heads or tail.label_ not in tails:
                 return
             if head.text.lower() == tail.text.lower():
