@@ -153,13 +153,13 @@ def _build_into(
                 if on_skip is not None:
                     on_skip(item)
                 continue
-            locals_ = local_entities(item)
-            resolver.add(locals_)
-            pickle.dump((item, locals_), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((item, local_entities(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
             summary.papers += 1
     timings["nlp"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
+    for _, locals_ in _spooled(spool):  # a second pass keeps extraction memory flat
+        resolver.add(locals_)
     resolution = resolver.resolve()
     summary.merges = len(resolution.merges)
     timings["resolve"] = time.perf_counter() - t0
@@ -167,13 +167,8 @@ def _build_into(
     t0 = time.perf_counter()
     G = new_graph()
     add_entities(G, resolution.entities.values())
-    jsonl = open(tmp / "extractions.jsonl", "w", encoding="utf-8")  # noqa: SIM115
-    with jsonl, open(spool, "rb") as fh:
-        while True:
-            try:
-                ex, locals_ = pickle.load(fh)
-            except EOFError:
-                break
+    with open(tmp / "extractions.jsonl", "w", encoding="utf-8") as jsonl:
+        for ex, locals_ in _spooled(spool):
             record = paper_record(ex, locals_, resolution)
             write_record(jsonl, record)
             add_paper(G, record)
@@ -213,6 +208,16 @@ def _build_into(
         report.write_report(G, summary, resolution, tmp / "report.md")
         timings["report"] = time.perf_counter() - t0
     summary.files = sorted(p.name for p in tmp.iterdir())
+
+
+def _spooled(path: Path) -> Iterator[tuple]:
+    """Yield the ``(extraction, local entities)`` pairs pickled one after another in ``path``."""
+    with open(path, "rb") as fh:
+        while True:
+            try:
+                yield pickle.load(fh)
+            except EOFError:
+                return
 
 
 def _replace_dir(tmp: Path, out_dir: Path) -> None:
