@@ -170,17 +170,19 @@ def _process_chunk(args: tuple[str | None, str | None, list[Record], int]) -> li
 
 
 def _process_records(nlp: Language, records: list[Record], batch_size: int):
-    try:
-        docs = nlp.pipe((clean_text(r.text) for r in records), batch_size=batch_size)
-        return [doc_to_extraction(doc, rec) for doc, rec in zip(docs, records, strict=True)]
-    except Exception:  # noqa: BLE001 - retry one by one to find the bad record
-        out: list[PaperExtraction | Skipped] = []
-        for rec in records:
-            try:
-                out.append(doc_to_extraction(nlp(clean_text(rec.text)), rec))
-            except Exception as exc:  # noqa: BLE001
-                out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
-        return out
+    """Extract a chunk of records; strings the docs add to the vocab are freed afterwards."""
+    with nlp.memory_zone():
+        try:
+            docs = nlp.pipe((clean_text(r.text) for r in records), batch_size=batch_size)
+            return [doc_to_extraction(doc, rec) for doc, rec in zip(docs, records, strict=True)]
+        except Exception:  # noqa: BLE001 - retry one by one to find the bad record
+            out: list[PaperExtraction | Skipped] = []
+            for rec in records:
+                try:
+                    out.append(doc_to_extraction(nlp(clean_text(rec.text)), rec))
+                except Exception as exc:  # noqa: BLE001
+                    out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
+            return out
 
 
 def extract(
