@@ -104,12 +104,14 @@ def name_variants(text: str, generic_heads: frozenset[str] = GENERIC_HEADS) -> s
     --------
     >>> sorted(name_variants("LIBERO benchmark"))
     ['LIBERO']
-    >>> name_variants("benchmark")
-    set()
+    >>> name_variants("benchmark"), name_variants("Large Language Models")
+    (set(), set())
     """
     words = text.split()
     if len(words) >= 2 and words[-1].lower() in generic_heads:
-        return {" ".join(words[:-1])}
+        rest = " ".join(words[:-1])
+        if any(any(ch.isupper() or ch.isdigit() for ch in w[1:]) for w in words[:-1]):
+            return {rest}  # a name stays a name without its head; "Large Language" does not
     return set()
 
 
