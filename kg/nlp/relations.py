@@ -12,7 +12,17 @@ from kg.schema import RELATION_ENDS, RELATION_TYPES
 __all__ = ["RelationExtractor", "RELATION_TYPES"]
 
 
-_BEAT = {"outperform", "surpass", "beat", "exceed", "outpace", "outstrip", "dominate"}
+_BEAT = {
+    "outperform",
+    "surpass",
+    "beat",
+    "exceed",
+    "outpace",
+    "outstrip",
+    "dominate",
+    "enhance",
+    "improve",
+}
 _COMPARE = {"compare", "benchmark", "contrast"}
 _USE = {
     "use",
