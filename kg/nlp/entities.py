@@ -566,6 +566,15 @@ class EntityRecognizer(KgComponent):
             for k in members:
                 if chosen[k].rule == "name" and chosen[k].label != label:
                     out[k] = replace(chosen[k], label=label)
+        votes_by_form: dict[str, Counter] = {}
+        for c in out:  # one phrase, one type within a paper
+            form = normalise_form(doc[c.start : c.end].text).rstrip("s")
+            votes_by_form.setdefault(form, Counter())[c.label] += c.confidence or 0.5
+        for k, c in enumerate(out):
+            form = normalise_form(doc[c.start : c.end].text).rstrip("s")
+            best = votes_by_form[form].most_common(1)[0][0]
+            if best != c.label:
+                out[k] = replace(c, label=best)
         task_end = {c.end for c in out if c.label == "Task"}
         for k, c in enumerate(out):
             if (
