@@ -17,8 +17,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kg.nlp.entities import candidate_features, normalise_form
 from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.phrases import candidate_features, normalise_form
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name

@@ -9,8 +9,8 @@ from spacy.util import registry
 from kg.ingest import Record
 from kg.nlp import extract
 from kg.nlp.abbreviations import find_abbreviations, find_long_form
-from kg.nlp.entities import is_name_like
 from kg.nlp.extensions import ENTITY_SPANS
+from kg.nlp.phrases import is_name_like
 from kg.nlp.results import find_numbers
 from kg.nlp.text import clean_text
 

@@ -6,8 +6,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from kg.nlp.component import KgComponent
-from kg.nlp.entities import _content_tokens, phrase_type
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.phrases import content_tokens, phrase_type
 from kg.nlp.vocabulary import Lexicon
 
 __all__ = ["ProposalFinder"]
@@ -122,7 +122,7 @@ class ProposalFinder(KgComponent):
                         mark(extra, "propose")
                 continue
             chunk = doc[obj.left_edge.i : obj.i + 1]
-            span = _content_tokens(chunk, self.lexicon)
+            span = content_tokens(chunk, self.lexicon)
             if span is None or len(span) > 6 or len(span) < 2:
                 continue
             label = phrase_type(span, self.lexicon) or "Method"
