@@ -13,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from kg.errors import ExportError
-from kg.graph.model import EDGE_ENDS, EDGE_PROPERTIES, NODE_LABELS, NODE_PROPERTIES
+from kg.graph.model import EDGE_ENDS, EDGE_PROPERTIES, NODE_LABELS, NODE_PROPERTIES, check_label
 
 __all__ = ["schema_ddl", "write_database", "open_database", "run_query", "DB_NAME"]
 
@@ -105,6 +105,8 @@ def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
         for u, v, rtype, data in G.edges(keys=True, data=True):
             by_pair[(rtype, G.nodes[u]["label"], G.nodes[v]["label"])].append((u, v, data))
         for (rtype, a, b), edges in by_pair.items():
+            check_label(a)
+            check_label(b)
             if (a, b) not in EDGE_ENDS[rtype]:
                 raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
             file = tmpdir / f"{rtype}_{a}_{b}.csv"

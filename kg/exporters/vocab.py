@@ -50,7 +50,6 @@ class KGO(DefinedNamespace):
     startChar: URIRef  # start offset in the abstract
     endChar: URIRef  # end offset in the abstract
     rule: URIRef  # the component and rule that made the assertion
-    codeRepository: URIRef  # unused: schema:codeRepository is emitted
 
 
 class MLS(DefinedNamespace):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -66,11 +67,10 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
     """Return the plain-data extraction of a processed doc."""
     sents = [(s.start_char, s.end_char) for s in doc.sents]
 
+    starts = [start for start, _ in sents]
+
     def sentence_of(char: int) -> int:
-        for i, (start, end) in enumerate(sents):
-            if start <= char < end:
-                return i
-        return max(len(sents) - 1, 0)
+        return max(bisect_right(starts, char) - 1, 0)
 
     info = doc_data(doc, "kg_mention_info")
     proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}

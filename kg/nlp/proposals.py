@@ -10,7 +10,7 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data
 from kg.nlp.phrases import content_tokens, phrase_type
 from kg.nlp.vocabulary import Lexicon
 
-__all__ = ["ProposalFinder"]
+__all__ = ["ProposalFinder", "is_named", "proposed_method"]
 
 _PROPOSE_VERBS = {
     "propose",
@@ -83,7 +83,7 @@ class ProposalFinder(KgComponent):
         for m in mentions:  # a coined name right after the verb: "we propose DeCoRe, a ..."
             if (
                 0 < m.start - verb.i <= 5
-                and _is_named(m, info)
+                and is_named(m, info)
                 and m.label_ in {"Method", "Dataset"}
             ):
                 between = doc[verb.i + 1 : m.start]
@@ -113,7 +113,7 @@ class ProposalFinder(KgComponent):
                 if appos:
                     obj = appos[0]
             if inside:
-                named = [m for m in inside if _is_named(m, info)]
+                named = [m for m in inside if is_named(m, info)]
                 if named and named[0] is not inside[0]:
                     inside = named + [m for m in inside if m is not named[0]]
                 mark(inside[0], "propose")
@@ -178,7 +178,16 @@ def _has_we_subject(verb) -> bool:
     return False
 
 
-def _is_named(mention: Span, info: dict) -> bool:
+def proposed_method(doc: Doc, mentions: list[Span]) -> Span | None:
+    """Return the first mention of a Method the paper proposes (``doc._.kg_proposed``)."""
+    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+    for m in mentions:
+        if m.label_ == "Method" and (m.start_char, m.end_char) in proposed:
+            return m
+    return None
+
+
+def is_named(mention: Span, info: dict) -> bool:
     """Whether a mention is a coined name or a defined acronym, not a descriptive phrase."""
     rule = info.get(f"{mention.start_char}:{mention.end_char}", {}).get("rule", "")
     return rule.endswith((".abbreviation", ".name", ".title"))

@@ -7,6 +7,8 @@ from spacy.tokens import Doc, Span, Token
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.phrases import SentenceIndex
+from kg.nlp.proposals import is_named, proposed_method
 from kg.schema import RELATION_ENDS, RELATION_TYPES
 
 __all__ = ["RelationExtractor", "RELATION_TYPES"]
@@ -74,15 +76,8 @@ class RelationExtractor(KgComponent):
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
-        proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
-        main = next(
-            (
-                m
-                for m in mentions
-                if m.label_ == "Method" and (m.start_char, m.end_char) in proposed
-            ),
-            None,
-        ) or _fallback_main(doc, mentions)
+        sentences = SentenceIndex(doc)
+        main = proposed_method(doc, mentions) or _fallback_main(doc, mentions)
         out = doc_data(doc, "kg_relations")
         seen: set[tuple] = set()
 
@@ -107,14 +102,14 @@ class RelationExtractor(KgComponent):
                 }
             )
 
-        for index, sent in enumerate(doc.sents):
+        for index, sent in enumerate(sentences.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
             self._verb_patterns(sent, index, in_sent, main, add)
             self._cooccurrence(sent, index, in_sent, main, add)
         if self.paper_scope and main is not None:
-            self._paper_scope(doc, mentions, main, add, out)
+            self._paper_scope(doc, mentions, main, add, out, sentences)
         if self.paper_scope:
-            self._task_scope(doc, mentions, add)
+            self._task_scope(mentions, add, sentences)
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
 
@@ -152,25 +147,19 @@ class RelationExtractor(KgComponent):
             for metric in metrics:
                 add(subject, "MEASURED_BY", metric, index, "cooccur", 0.4)
 
-    def _paper_scope(self, doc: Doc, mentions: list[Span], main: Span, add, out) -> None:
+    def _paper_scope(
+        self, doc: Doc, mentions: list[Span], main: Span, add, out, sentences: SentenceIndex
+    ) -> None:
+        """The paper's own method is applied to its tasks, evaluated on its data sets and uses
+        the other methods it names, except those it is compared with."""
         rivals = {
-            r["tail"][0]
+            doc.text[r["tail"][0] : r["tail"][1]].lower()
             for r in out
-            if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"} and r["head"][0] == main.start_char
+            if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"}
         }
-        rival_texts = {
-            doc.text[s:e].lower()
-            for s, e in (
-                (r["tail"][0], r["tail"][1])
-                for r in out
-                if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"}
-            )
-        }
-        sents = list(doc.sents)
-        sent_of = {m.start_char: _sent_index(sents, m) for m in mentions}
-        main_sent = sent_of.get(main.start_char, 0)
+        main_sent = sentences.index(main.start)
         for m in mentions:
-            where = sent_of[m.start_char]
+            where = sentences.index(m.start)
             if m.label_ == "Task":
                 add(main, "APPLIED_TO", m, where, "paper_scope", 0.35)
             elif m.label_ == "Dataset":
@@ -178,22 +167,20 @@ class RelationExtractor(KgComponent):
             elif (
                 m.label_ == "Method"
                 and (self.uses_scope == "paper" or where in {main_sent, main_sent + 1})
-                and m.start_char not in rivals
-                and m.text.lower() not in rival_texts
+                and m.text.lower() not in rivals
             ):
                 add(main, "USES", m, where, "paper_scope", 0.35)
 
-    def _task_scope(self, doc: Doc, mentions: list[Span], add) -> None:
+    def _task_scope(self, mentions: list[Span], add, sentences: SentenceIndex) -> None:
         """The paper's first task is measured by its metrics and benchmarked by its data sets."""
         task = next((m for m in mentions if m.label_ == "Task"), None)
         if task is None:
             return
-        sents = list(doc.sents)
         for m in mentions:
             if m.label_ == "Metric":
-                add(task, "MEASURED_BY", m, _sent_index(sents, m), "paper_scope", 0.3)
+                add(task, "MEASURED_BY", m, sentences.index(m.start), "paper_scope", 0.3)
             elif m.label_ == "Dataset":
-                add(m, "BENCHMARK_FOR", task, _sent_index(sents, m), "paper_scope", 0.3)
+                add(m, "BENCHMARK_FOR", task, sentences.index(m.start), "paper_scope", 0.3)
 
     def _from_result(self, doc: Doc, row: dict, mentions: list[Span], add) -> None:
         by_start = {m.start_char: m for m in mentions}
@@ -217,18 +204,9 @@ def _fallback_main(doc: Doc, mentions: list[Span]) -> Span | None:
         if not any(t.lower_ in {"we", "our", "ours"} for t in sent):
             continue
         for m in mentions:
-            if m.label_ == "Method" and sent.start <= m.start < sent.end:
-                rule = info.get(f"{m.start_char}:{m.end_char}", {}).get("rule", "")
-                if rule.endswith((".abbreviation", ".name", ".title")):
-                    return m
+            if m.label_ == "Method" and sent.start <= m.start < sent.end and is_named(m, info):
+                return m
     return None
-
-
-def _sent_index(sents: list[Span], mention: Span) -> int:
-    for i, sent in enumerate(sents):
-        if sent.start <= mention.start < sent.end:
-            return i
-    return 0
 
 
 def _in_subtree(mention: Span, token: Token) -> bool:

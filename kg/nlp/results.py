@@ -10,6 +10,7 @@ from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.proposals import proposed_method
 
 __all__ = ["ResultsExtractor", "parse_number", "find_numbers"]
 
@@ -85,7 +86,7 @@ class ResultsExtractor(KgComponent):
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
-        main = _main_method(doc, mentions)
+        main = proposed_method(doc, mentions)
         results = doc_data(doc, "kg_results")
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
@@ -196,14 +197,6 @@ def _metric_before(mentions: list[Span], start_char: int, doc: Doc) -> Span | No
 
 def _nearest(spans: list[Span], char: int) -> Span | None:
     return min(spans, key=lambda s: abs(s.start_char - char)) if spans else None
-
-
-def _main_method(doc: Doc, mentions: list[Span]) -> Span | None:
-    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
-    for m in mentions:
-        if m.label_ == "Method" and (m.start_char, m.end_char) in proposed:
-            return m
-    return None
 
 
 @Language.factory(
