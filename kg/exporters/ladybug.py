@@ -13,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from kg.errors import ExportError
-from kg.graph.model import EDGE_ENDS, EDGE_PROPERTIES, NODE_LABELS, NODE_PROPERTIES, check_label
+from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, check_label, edge_properties
 
 __all__ = ["schema_ddl", "write_database", "open_database", "run_query", "DB_NAME"]
 
@@ -28,8 +28,8 @@ def schema_ddl() -> list[str]:
     for label in NODE_LABELS:
         cols = ", ".join(f"`{k}` {t}" for k, t in NODE_PROPERTIES[label].items())
         out.append(f"CREATE NODE TABLE {label}({cols}, PRIMARY KEY(key))")
-    props = ", ".join(f"`{k}` {t}" for k, t in EDGE_PROPERTIES.items())
     for rtype, ends in EDGE_ENDS.items():
+        props = ", ".join(f"`{k}` {t}" for k, t in edge_properties(rtype).items())
         pairs = ", ".join(f"FROM {a} TO {b}" for a, b in ends)
         out.append(f"CREATE REL TABLE {rtype}({pairs}, {props})")
     return out
@@ -111,37 +111,30 @@ def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
                 raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
             file = tmpdir / f"{rtype}_{a}_{b}.csv"
             slow = []
+            props = list(edge_properties(rtype))
             with open(file, "w", encoding="utf-8", newline="") as fh:
                 writer = csv.writer(fh)
-                writer.writerow(["from", "to", *EDGE_PROPERTIES])
+                writer.writerow(["from", "to", *props])
                 for u, v, data in edges:
                     if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
                         slow.append((u, v, data))
                         continue
-                    writer.writerow(
-                        [
-                            u,
-                            v,
-                            data["support"],
-                            data["confidence"],
-                            "[" + ",".join(data["papers"]) + "]",
-                            json.dumps(data["evidence"], ensure_ascii=False),
-                        ]
-                    )
+                    cells = {
+                        **data,
+                        "papers": "[" + ",".join(data["papers"]) + "]",
+                        "evidence": json.dumps(data["evidence"], ensure_ascii=False),
+                    }
+                    writer.writerow([u, v, *(cells.get(k, "") for k in props)])
             opts = f", from='{a}', to='{b}'" if len(EDGE_ENDS[rtype]) > 1 else ""
             _copy(conn, rtype, file, extra=opts)
+            assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
             for u, v, data in slow:
+                values = {k: data.get(k) for k in props}
+                values["evidence"] = json.dumps(data["evidence"], ensure_ascii=False)
                 conn.execute(
-                    f"MATCH (a:{a} {{key: $u}}), (b:{b} {{key: $v}}) CREATE (a)-[:{rtype} "
-                    "{support: $s, confidence: $c, papers: $p, evidence: $e}]->(b)",
-                    parameters={
-                        "u": u,
-                        "v": v,
-                        "s": data["support"],
-                        "c": data["confidence"],
-                        "p": data["papers"],
-                        "e": json.dumps(data["evidence"]),
-                    },
+                    f"MATCH (a:{a} {{key: $u}}), (b:{b} {{key: $v}}) "
+                    f"CREATE (a)-[:{rtype} {{{assignments}}}]->(b)",
+                    parameters={"u": u, "v": v, "props": values},
                 )
             counts[f"{rtype}:{a}->{b}"] = len(edges)
     return counts

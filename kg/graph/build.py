@@ -26,6 +26,7 @@ def add_entities(G: nx.MultiDiGraph, entities) -> None:
             ent.key,
             label=ent.type,
             key=ent.key,
+            type=ent.type,
             name=ent.name,
             aliases=list(ent.aliases),
             support=ent.support,
@@ -98,6 +99,7 @@ def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
         ]
         conf = max((m["confidence"] for m in ent["mentions"]), default=0.5)
         _add_edge(G, pkey, ent["id"], "MENTIONS", pid, conf, evidence)
+        G.edges[pkey, ent["id"], "MENTIONS"]["mentions"] = len(ent["mentions"])
         if ent.get("proposed"):
             _add_edge(G, pkey, ent["id"], "PROPOSES", pid, conf, evidence[:1])
     for rel in record["relations"]:

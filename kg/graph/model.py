@@ -9,6 +9,7 @@ __all__ = [
     "EDGE_ENDS",
     "NODE_PROPERTIES",
     "EDGE_PROPERTIES",
+    "edge_properties",
     "check_label",
     "check_edge_type",
 ]
@@ -37,6 +38,7 @@ EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _ENTITY_PROPS = {
     "key": "STRING",
+    "type": "STRING",
     "name": "STRING",
     "aliases": "STRING[]",
     "support": "INT64",
@@ -82,6 +84,13 @@ EDGE_PROPERTIES: dict[str, str] = {
     "evidence": "STRING",
 }
 """Properties every relationship carries (``evidence`` is a JSON list in the stores)."""
+
+_EXTRA_EDGE_PROPERTIES: dict[str, dict[str, str]] = {"MENTIONS": {"mentions": "INT64"}}
+
+
+def edge_properties(rtype: str) -> dict[str, str]:
+    """Return the property names and types of relationships of type ``rtype``."""
+    return {**EDGE_PROPERTIES, **_EXTRA_EDGE_PROPERTIES.get(check_edge_type(rtype), {})}
 
 
 def check_label(label: str) -> str:

@@ -30,33 +30,42 @@ def paper_record(
     rec = ex.record
     key_of_mention: dict[int, str] = {}
     local_of_mention: dict[int, LocalEntity] = {}
-    entities = []
+    entities: dict[str, dict[str, Any]] = {}
     for ent in locals_:
         key = resolution.key_for(ent)
         for i in ent.mentions:
             key_of_mention[i] = key
             local_of_mention[i] = ent
-        entities.append(
+        mentions = [
             {
-                "id": key,
-                "type": ent.type,
-                "name": ent.name,
-                "aliases": list(ent.aliases),
-                "proposed": ent.proposed,
-                "benchmark": ent.benchmark if ent.type == "Dataset" else False,
-                "mentions": [
-                    {
-                        "text": m.text,
-                        "start": m.start,
-                        "end": m.end,
-                        "sentence": m.sentence,
-                        "rule": m.rule,
-                        "confidence": m.confidence,
-                    }
-                    for m in (ex.mentions[i] for i in ent.mentions)
-                ],
+                "text": m.text,
+                "start": m.start,
+                "end": m.end,
+                "sentence": m.sentence,
+                "rule": m.rule,
+                "confidence": m.confidence,
             }
-        )
+            for m in (ex.mentions[i] for i in ent.mentions)
+        ]
+        benchmark = ent.benchmark if ent.type == "Dataset" else False
+        if key in entities:  # two local entities of this paper resolve to one: merge them
+            item = entities[key]
+            aliases = dict.fromkeys([*item["aliases"], ent.name, *ent.aliases])
+            aliases.pop(item["name"], None)
+            item["aliases"] = list(aliases)
+            item["proposed"] = item["proposed"] or ent.proposed
+            item["benchmark"] = item["benchmark"] or benchmark
+            item["mentions"] = sorted([*item["mentions"], *mentions], key=lambda m: m["start"])
+            continue
+        entities[key] = {
+            "id": key,
+            "type": ent.type,
+            "name": ent.name,
+            "aliases": list(ent.aliases),
+            "proposed": ent.proposed,
+            "benchmark": benchmark,
+            "mentions": mentions,
+        }
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rel in ex.relations:
         head, tail = key_of_mention[rel.head], key_of_mention[rel.tail]
@@ -133,7 +142,7 @@ def paper_record(
         "source": {"file": rec.source, "line": rec.line},
         "text": rec.text,
         "sentences": [list(s) for s in ex.sentences],
-        "entities": entities,
+        "entities": list(entities.values()),
         "relations": list(relations.values()),
         "results": results,
     }

@@ -156,22 +156,26 @@ class Resolver:
         self._names: dict[str, Counter] = defaultdict(Counter)
         self._aliases: dict[str, set[str]] = defaultdict(set)
         self._type: dict[str, str] = {}
-        self._support: Counter = Counter()
+        self._papers: dict[str, set[int]] = defaultdict(set)
         self._mentions: Counter = Counter()
-        self._proposed: Counter = Counter()
+        self._proposing: dict[str, set[int]] = defaultdict(set)
+        self._paper_count = 0
         self._benchmark: set[str] = set()
         self._acronyms: dict[tuple[str, str], set[str]] = defaultdict(set)
 
     def add(self, entities: list[LocalEntity]) -> None:
         """Record one paper's local entities."""
+        paper = self._paper_count
+        self._paper_count += 1
         for ent in entities:
             key = ent.raw_key
             self._type[key] = ent.type
             self._names[key][ent.name] += 1
             self._aliases[key].update(ent.aliases)
-            self._support[key] += 1
+            self._papers[key].add(paper)
             self._mentions[key] += len(ent.mentions)
-            self._proposed[key] += int(ent.proposed)
+            if ent.proposed:
+                self._proposing[key].add(paper)
             if ent.benchmark:
                 self._benchmark.add(key)
             for alias in ent.aliases:
@@ -193,7 +197,7 @@ class Resolver:
             a, b = find(source), find(target)
             if a == b:
                 return
-            if self._support[a] > self._support[b]:  # keep the better-supported key
+            if len(self._papers[a]) > len(self._papers[b]):  # keep the better-supported key
                 a, b = b, a
             parent[a] = b
             merges.append(Merge(a, b, reason))
@@ -226,9 +230,9 @@ class Resolver:
                 type=self._type[root],
                 name=name,
                 aliases=sorted(aliases),
-                support=sum(self._support[k] for k in keys),
+                support=len(set().union(*(self._papers[k] for k in keys))),
                 mention_count=sum(self._mentions[k] for k in keys),
-                proposed_count=sum(self._proposed[k] for k in keys),
+                proposed_count=len(set().union(*(self._proposing.get(k, ()) for k in keys))),
                 benchmark=any(k in self._benchmark for k in keys),
             )
         canonical = {key: find(key) for key in parent}
@@ -242,7 +246,7 @@ class Resolver:
                 blocks[(type_, norm[:4])].append((norm, key))
         for items in blocks.values():
             if len(items) > 400:
-                items = sorted(items, key=lambda nk: -self._support[nk[1]])[:400]
+                items = sorted(items, key=lambda nk: -len(self._papers[nk[1]]))[:400]
             for i, (norm_a, key_a) in enumerate(items):
                 for norm_b, key_b in items[i + 1 :]:
                     if _digits(norm_a) != _digits(norm_b):
