@@ -37,3 +37,112 @@ def example_build(tmp_path_factory):
     out = tmp_path_factory.mktemp("example") / "out"
     summary = build([EXAMPLES], out)
     return out, summary
+
+
+# --- a real Neo4j server -------------------------------------------------------------------
+
+NEO4J_SCRIPT = ROOT / "scripts" / "neo4j-local"
+TEST_PASSWORD = "kg-test-password"
+
+
+def _neo4j_unavailable(reason: str):
+    if os.environ.get("KG_REQUIRE_NEO4J"):
+        pytest.fail(f"Neo4j is required (KG_REQUIRE_NEO4J is set) but {reason}")
+    pytest.skip(f"no Neo4j server: {reason}")
+
+
+def local_neo4j_env(name: str, bolt_port: int, http_port: int) -> dict[str, str]:
+    """Environment for scripts/neo4j-local running a throwaway test server called ``name``."""
+    cache = Path(os.environ.get("KG_NEO4J_TEST_HOME", Path.home() / ".cache" / "kg" / "test"))
+    return {
+        **os.environ,
+        "KG_NEO4J_HOME": str(cache / name),
+        "KG_NEO4J_BOLT_PORT": str(bolt_port),
+        "KG_NEO4J_HTTP_PORT": str(http_port),
+        "NEO4J_PASSWORD": TEST_PASSWORD,
+    }
+
+
+def neo4j_local(command: str, env: dict[str, str], *args: str, timeout: int = 900):
+    """Run ``scripts/neo4j-local COMMAND`` with ``env``; fail the test with its output."""
+    import subprocess
+
+    proc = subprocess.run(
+        [str(NEO4J_SCRIPT), command, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/neo4j-local {command} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings():
+    """Settings of a real Neo4j server the tests may wipe.
+
+    NEO4J_URI (with NEO4J_USERNAME / NEO4J_PASSWORD) when set; otherwise a local
+    server started with scripts/neo4j-local (Java and Maven needed) and stopped
+    after the session.
+    """
+    import shutil
+
+    from kg.exporters.neo4j import Neo4jSettings, connect
+
+    if os.environ.get("NEO4J_URI"):
+        settings = Neo4jSettings.from_env()
+        driver = connect(settings)
+        try:
+            records, _, _ = driver.execute_query(
+                "MATCH (n) WHERE NOT n:Paper AND NOT n:Method AND NOT n:Task AND NOT n:Dataset "
+                "AND NOT n:Metric AND NOT n:Result RETURN count(n) AS n",
+                database_=settings.database,
+            )
+        finally:
+            driver.close()
+        if records[0]["n"] and not os.environ.get("KG_TEST_NEO4J_WIPE"):
+            pytest.fail(
+                f"the tests empty the database at {settings.uri}, which holds non-kg nodes; "
+                "point NEO4J_URI at a throwaway database or set KG_TEST_NEO4J_WIPE=1"
+            )
+        yield settings
+        return
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        _neo4j_unavailable(f"NEO4J_URI is not set and {' and '.join(missing)} not installed")
+    env = local_neo4j_env("main", 17687, 17474)
+    neo4j_local("start", env)
+    try:
+        yield Neo4jSettings(uri="bolt://127.0.0.1:17687", password=TEST_PASSWORD)
+    finally:
+        neo4j_local("stop", env)
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver(neo4j_settings):
+    from kg.exporters.neo4j import connect
+
+    driver = connect(neo4j_settings)
+    yield driver
+    driver.close()
+
+
+@pytest.fixture()
+def empty_neo4j(neo4j_driver, neo4j_settings):
+    """The test Neo4j database, emptied."""
+    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n", database_=neo4j_settings.database)
+    return neo4j_driver
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory):
+    """A full ``kg build`` of the shared sample corpus (daily_papers.txt)."""
+    from kg.build import build
+
+    corpus = shared_path("corpora", "daily_papers.txt")
+    out = tmp_path_factory.mktemp("sample") / "out"
+    summary = build([corpus], out)
+    assert summary.papers == 120 and len(summary.skipped) == 1  # the title line
+    return out

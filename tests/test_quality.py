@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from kg.build import build
 from kg.eval import evaluate_files
 from tests.conftest import shared_path
 
 
 @pytest.fixture(scope="module")
-def dev_scores(tmp_path_factory):
-    corpus = shared_path("corpora", "daily_papers.txt")
+def dev_scores(sample_build):
     gold = shared_path("gold", "dev.jsonl")
-    out = tmp_path_factory.mktemp("dev") / "out"
-    summary = build([corpus], out, exporters=("jsonl",))
-    assert summary.papers == 120 and len(summary.skipped) == 1
-    return evaluate_files(gold, out / "extractions.jsonl")
+    return evaluate_files(gold, sample_build / "extractions.jsonl")
 
 
 def test_quality_dev_gold_entities(dev_scores):

@@ -7,6 +7,9 @@ import typer
 from kg.cli import build as _build
 from kg.cli import cypher as _cypher
 from kg.cli import eval as _eval
+from kg.cli import export as _export
+from kg.cli import load as _load
+from kg.cli import query as _query
 from kg.cli._errors import run_with_errors
 
 __all__ = ["app", "main"]
@@ -21,6 +24,9 @@ app = typer.Typer(
 app.command("build")(_build.build)
 app.command("eval")(_eval.eval_cmd)
 app.command("cypher")(_cypher.cypher)
+app.command("query")(_query.query)
+app.add_typer(_load.app, name="load")
+app.add_typer(_export.app, name="export")
 
 
 def main() -> None:

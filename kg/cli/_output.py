@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -33,3 +35,56 @@ def progress(items: Iterable, description: str = "Working", total: int | None = 
             yield item
             elapsed = bar.tasks[0].elapsed or 0
             bar.update(task, advance=1, rate=f"{n / elapsed:.1f}/s" if elapsed else "")
+
+
+FORMATS = ("table", "json", "csv")
+
+
+def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str = "table") -> None:
+    """Print query rows on stdout as a table, a JSON list of objects, or CSV."""
+    if fmt == "json":
+        print_json([dict(zip(columns, row, strict=True)) for row in rows])
+    elif fmt == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif fmt == "table":
+        from rich.table import Table
+
+        table = Table(*columns)
+        for row in rows:
+            table.add_row(*("" if v is None else str(v) for v in row))
+        stdout.print(table)
+    else:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def parse_params(items: Iterable[str], examples: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Turn ``NAME=VALUE`` options into query parameters.
+
+    A value takes the type of the parameter's example when one is known (int,
+    float, bool); otherwise digits become an int and anything else stays a string.
+    """
+    import typer
+
+    examples = examples or {}
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise typer.BadParameter(f"--param {item!r}: write NAME=VALUE")
+        kind = type(examples[name]) if name in examples else None
+        try:
+            if kind is bool:
+                if value.lower() not in {"true", "false"}:
+                    raise ValueError("expected true or false")
+                out[name] = value.lower() == "true"
+            elif kind is int or (kind is None and value.lstrip("-").isdigit()):
+                out[name] = int(value)
+            elif kind is float:
+                out[name] = float(value)
+            else:
+                out[name] = value
+        except ValueError as exc:
+            raise typer.BadParameter(f"--param {item!r}: {exc}") from exc
+    return out

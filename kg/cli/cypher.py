@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from kg.exporters.ladybug import run_query
+from kg.query import LadybugEngine
 
-from ._output import print_json
+from ._output import FORMATS, parse_params, print_rows
 
 
 def cypher(
@@ -28,30 +26,7 @@ def cypher(
 
         kg cypher out "MATCH (m:Method)<-[:PROPOSES]-(p:Paper) RETURN m.name LIMIT 5"
     """
-    if fmt not in {"table", "json", "csv"}:
+    if fmt not in FORMATS:
         raise typer.BadParameter("--format must be table, json or csv")
-    params = {}
-    for item in param or []:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise typer.BadParameter(f"--param {item!r}: write NAME=VALUE")
-        params[name] = int(value) if value.lstrip("-").isdigit() else value
-    try:
-        columns, rows = run_query(out_dir, query, params)
-    except RuntimeError as exc:
-        raise typer.BadParameter(f"query failed: {exc}") from exc
-    if fmt == "json":
-        print_json([dict(zip(columns, row, strict=True)) for row in rows])
-    elif fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        writer.writerows(rows)
-    else:
-        from rich.table import Table
-
-        from ._output import stdout
-
-        table = Table(*columns)
-        for row in rows:
-            table.add_row(*("" if v is None else str(v) for v in row))
-        stdout.print(table)
+    result = LadybugEngine(out_dir).run(query, parse_params(param or []))
+    print_rows(result.columns, result.rows, fmt)

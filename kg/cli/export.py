@@ -1,0 +1,38 @@
+"""``kg export``: write a build in other formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.exporters.jsonio import read_build_graph
+from kg.exporters.neo4j_csv import write_neo4j_csv
+
+from ._output import stdout
+
+app = typer.Typer(help="Write a build in other formats.", no_args_is_help=True)
+
+
+@app.command("neo4j-csv")
+def neo4j_csv_cmd(
+    out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
+    to: Annotated[
+        Path | None,
+        typer.Option("-o", "--to", help="Where to write the CSVs [default: OUT_DIR/neo4j-csv]."),
+    ] = None,
+) -> None:
+    """Write CSV files for `neo4j-admin database import full`.
+
+    One file per node label (key:ID, typed properties, arrays joined by a delimiter
+    no value contains) and one per relationship type (:START_ID, :END_ID, :TYPE);
+    IMPORT.md in the same folder holds the exact neo4j-admin command.
+    """
+    G = read_build_graph(out_dir)
+    export = write_neo4j_csv(G, to or Path(out_dir) / "neo4j-csv")
+    files = len(export.node_files) + len(export.relationship_files)
+    stdout.print(
+        f"wrote {files} CSV files to {export.directory} (array delimiter "
+        f"{export.array_delimiter!r}); see {export.directory / 'IMPORT.md'}"
+    )

@@ -1,0 +1,75 @@
+"""``kg query``: run a saved query from ``queries/`` on Neo4j or on a build's embedded store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.query import LadybugEngine, Neo4jEngine, get_query, list_queries
+
+from ._output import FORMATS, parse_params, print_rows, stdout
+
+
+def query(
+    name: Annotated[str | None, typer.Argument(help="A saved query (see --list).")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
+    ] = None,
+    neo4j: Annotated[
+        bool, typer.Option("--neo4j", help="Run on Neo4j (NEO4J_URI, NEO4J_USERNAME, ...).")
+    ] = False,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="Run on the embedded store of this build.")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    show: Annotated[bool, typer.Option("--show", help="Print the Cypher instead.")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the saved queries.")] = False,
+) -> None:
+    """Run a saved Cypher query on Neo4j or on a build's embedded LadybugDB store.
+
+    Without --neo4j or --db, the query runs on Neo4j when NEO4J_URI is set.
+
+    Examples:
+
+        kg query --list
+
+        kg query leaderboard --db out -p dataset=ImageNet -p metric=accuracy
+
+        kg query builds-on --neo4j -p method=Transformer --format json
+    """
+    if list_ or name is None:
+        from rich.table import Table
+
+        table = Table("name", "title", "parameters")
+        for q in list_queries():
+            params = ", ".join(p.name + ("" if p.required else "?") for p in q.params)
+            table.add_row(q.name, q.title, params)
+        stdout.print(table)
+        return
+    if fmt not in FORMATS:
+        raise typer.BadParameter("--format must be table, json or csv")
+    if neo4j and db:
+        raise typer.BadParameter("give --neo4j or --db, not both")
+    saved = get_query(name)
+    params = saved.bind(parse_params(param or [], saved.examples()))
+    use_neo4j = neo4j or (db is None and bool(os.environ.get("NEO4J_URI")))
+    if not use_neo4j and db is None:
+        raise typer.BadParameter("say where to run it: --db BUILD_DIR, or --neo4j (or NEO4J_URI)")
+    if show:
+        print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
+        return
+    if use_neo4j:
+        from kg.exporters.neo4j import Neo4jSettings, connect
+
+        settings = Neo4jSettings.from_env()
+        driver = connect(settings)
+        try:
+            result = Neo4jEngine(driver, settings.database).run(saved.text_for("neo4j"), params)
+        finally:
+            driver.close()
+    else:
+        result = LadybugEngine(db).run(saved.text_for("ladybug"), params)
+    print_rows(result.columns, result.rows, fmt)

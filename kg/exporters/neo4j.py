@@ -1,0 +1,334 @@
+"""Load a kg graph into Neo4j: idempotent and incremental, in parameterised ``UNWIND`` batches.
+
+Papers and results belong to one paper and are replaced when that paper is loaded
+again; entities and the relations between them are shared by papers, so a load
+merges into them: aliases and supporting papers are unions, evidence from a paper
+replaces that paper's earlier evidence, and entity counts are recounted from the
+graph. Loading the same build twice therefore creates nothing the second time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from kg.errors import ExportError
+from kg.graph.build import MAX_EVIDENCE
+from kg.graph.model import EDGE_ENDS, ENTITY_LABELS, NODE_PROPERTIES, check_edge_type, check_label
+from kg.resources import schemas_dir
+
+__all__ = [
+    "Neo4jSettings",
+    "LoadSummary",
+    "connect",
+    "schema_statements",
+    "apply_schema",
+    "load_neo4j",
+    "database_counts",
+]
+
+DEFAULT_URI = "bolt://localhost:7687"
+DEFAULT_BATCH = 1000
+_PER_PAPER_SOURCES = ("Paper", "Result")
+_COUNT_KEYS = ("nodes_created", "relationships_created", "properties_set")
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    """Where and how to reach a Neo4j server."""
+
+    uri: str = DEFAULT_URI
+    username: str = "neo4j"
+    password: str | None = None
+    database: str | None = None
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Neo4jSettings:
+        """Settings from ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``,
+        ``NEO4J_DATABASE``; keyword arguments that are not ``None`` win."""
+        values = {
+            "uri": os.environ.get("NEO4J_URI", DEFAULT_URI),
+            "username": os.environ.get("NEO4J_USERNAME", "neo4j"),
+            "password": os.environ.get("NEO4J_PASSWORD"),
+            "database": os.environ.get("NEO4J_DATABASE") or None,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+@dataclass
+class LoadSummary:
+    """What a load wrote: created nodes per label, relationships per type, and more."""
+
+    nodes_created: Counter = field(default_factory=Counter)
+    relationships_created: Counter = field(default_factory=Counter)
+    properties_set: int = 0
+    rows: Counter = field(default_factory=Counter)
+    papers_new: int = 0
+    papers_reloaded: int = 0
+
+    @property
+    def created(self) -> int:
+        """Nodes plus relationships created."""
+        return sum(self.nodes_created.values()) + sum(self.relationships_created.values())
+
+
+def connect(settings: Neo4jSettings):
+    """Return a verified ``neo4j.Driver`` for ``settings``; raise ``ExportError`` if unreachable."""
+    import neo4j
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
+    if settings.password is None:
+        raise ExportError(
+            "no Neo4j password: set NEO4J_PASSWORD (and NEO4J_URI, NEO4J_USERNAME) "
+            "or pass --password"
+        )
+    driver = neo4j.GraphDatabase.driver(
+        settings.uri,
+        auth=(settings.username, settings.password),
+        notifications_min_severity="OFF",
+    )
+    try:
+        driver.verify_connectivity()
+    except AuthError as exc:
+        driver.close()
+        raise ExportError(
+            f"Neo4j at {settings.uri} refused user {settings.username!r}: {exc}"
+        ) from exc
+    except (ServiceUnavailable, OSError, ValueError) as exc:
+        driver.close()
+        raise ExportError(
+            f"cannot reach Neo4j at {settings.uri} ({exc}); is the server running? "
+            "(scripts/neo4j-local start runs one locally)"
+        ) from exc
+    return driver
+
+
+def schema_statements() -> list[str]:
+    """Return the constraint and index statements of ``schemas/neo4j.cypher``."""
+    text = (schemas_dir() / "neo4j.cypher").read_text(encoding="utf-8")
+    text = re.sub(r"//[^\n]*", "", text)
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def apply_schema(driver, database: str | None = None) -> None:
+    """Create kg's constraints and indexes (idempotent) and wait until they are online."""
+    for stmt in schema_statements():
+        driver.execute_query(stmt, database_=database)
+    driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
+
+
+def _props(data: dict[str, Any], label: str) -> dict[str, Any]:
+    return {k: data[k] for k in NODE_PROPERTIES[label] if data.get(k) is not None}
+
+
+def _batches(rows: list, size: int) -> Iterator[list]:
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
+
+
+def _add_counters(summary: LoadSummary, counters, label: str, *, node: bool) -> None:
+    if node:
+        summary.nodes_created[label] += counters.nodes_created
+    else:
+        summary.relationships_created[label] += counters.relationships_created
+    summary.properties_set += counters.properties_set
+
+
+def _run_write(driver, database, query: str, rows: list[dict[str, Any]]):
+    """Run ``query`` with ``$rows`` in a managed write transaction; return its counters."""
+
+    def work(tx):
+        return tx.run(query, rows=rows).consume().counters
+
+    with driver.session(database=database) as session:
+        return session.execute_write(work)
+
+
+def _merged_edge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """Combine an edge already in the database with the same edge from this load."""
+    if old is None:
+        return new
+    papers = list(old["papers"] or [])
+    papers += [p for p in new["papers"] if p not in papers]
+    fresh = set(new["papers"])
+    kept = [e for e in json.loads(old["evidence"] or "[]") if e.get("paper") not in fresh]
+    evidence = (kept + json.loads(new["evidence"]))[:MAX_EVIDENCE]
+    return {
+        **new,
+        "papers": papers,
+        "support": len(papers),
+        "confidence": max(old["confidence"] or 0.0, new["confidence"]),
+        "evidence": json.dumps(evidence, ensure_ascii=False),
+    }
+
+
+def _edge_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for u, v, rtype, data in G.edges(keys=True, data=True):
+        a, b = G.nodes[u]["label"], G.nodes[v]["label"]
+        check_edge_type(rtype)
+        if (a, b) not in EDGE_ENDS[rtype]:
+            raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
+        props = {
+            "support": data["support"],
+            "confidence": data["confidence"],
+            "papers": list(data["papers"]),
+            "evidence": json.dumps(data["evidence"], ensure_ascii=False),
+        }
+        if "mentions" in data:
+            props["mentions"] = data["mentions"]
+        groups[(rtype, a, b)].append({"u": u, "v": v, "props": props})
+    return groups
+
+
+def _load_shared_edges(driver, database, rtype, a, b, rows) -> tuple[list, Any]:
+    """Merge relations shared by papers: union of papers, per-paper evidence replaced."""
+    read = (
+        f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}})-[r:{rtype}]->(b:{b} {{key: row.v}}) "
+        "RETURN row.u AS u, row.v AS v, r.papers AS papers, r.evidence AS evidence, "
+        "r.confidence AS confidence"
+    )
+    write = (
+        f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
+        f"MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
+    )
+
+    def work(tx):
+        existing = {
+            (rec["u"], rec["v"]): rec.data()
+            for rec in tx.run(read, rows=[{"u": r["u"], "v": r["v"]} for r in rows])
+        }
+        changed = []
+        for row in rows:
+            old = existing.get((row["u"], row["v"]))
+            merged = _merged_edge(old, row["props"])
+            if old is None or any(merged[k] != old.get(k) for k in ("papers", "evidence")):
+                changed.append({"u": row["u"], "v": row["v"], "props": merged})
+        counters = tx.run(write, rows=changed).consume().counters if changed else None
+        return changed, counters
+
+    with driver.session(database=database) as session:
+        return session.execute_write(work)
+
+
+def _recount_entities(driver, database, label: str, keys: list[str], size: int) -> None:
+    query = (
+        f"UNWIND $rows AS k MATCH (n:{label} {{key: k}}) "
+        "WITH n, [(:Paper)-[m:MENTIONS]->(n) | coalesce(m.mentions, 1)] AS counts "
+        "SET n.support = size(counts), "
+        "n.mention_count = reduce(total = 0, c IN counts | total + c), "
+        "n.proposed_count = COUNT { (:Paper)-[:PROPOSES]->(n) }"
+    )
+    for batch in _batches(keys, size):
+        _run_write(driver, database, query, batch)
+
+
+def load_neo4j(
+    G: nx.MultiDiGraph,
+    driver,
+    *,
+    database: str | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    on_batch: Callable[[str, int], None] | None = None,
+) -> LoadSummary:
+    """Merge ``G`` into the Neo4j database behind ``driver``; return what was written.
+
+    ``on_batch(step, n)`` is called after each batch of ``n`` rows (for progress bars).
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    summary = LoadSummary()
+    apply_schema(driver, database)
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _, data in G.nodes(data=True):
+        by_label[check_label(data["label"])].append(data)
+
+    paper_keys = [d["key"] for d in by_label.get("Paper", [])]
+    known: set[str] = set()
+    for batch in _batches(paper_keys, batch_size):
+        records, _, _ = driver.execute_query(
+            "UNWIND $keys AS k MATCH (p:Paper {key: k}) RETURN p.key AS key",
+            keys=batch,
+            database_=database,
+        )
+        known.update(r["key"] for r in records)
+    summary.papers_reloaded = len(known)
+    summary.papers_new = len(paper_keys) - len(known)
+
+    for label in ("Paper", "Result"):
+        query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
+        rows = [{"key": d["key"], "props": _props(d, label)} for d in by_label.get(label, [])]
+        for batch in _batches(rows, batch_size):
+            _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
+            summary.rows[label] += len(batch)
+            if on_batch:
+                on_batch(label, len(batch))
+    for label in ENTITY_LABELS:
+        query = (
+            f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) "
+            "ON CREATE SET n.name = row.name, n.type = row.type, n.aliases = [], "
+            "n.benchmark = false, n.support = 0, n.mention_count = 0, n.proposed_count = 0 "
+            "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
+            "n.benchmark = n.benchmark OR row.benchmark"
+        )
+        rows = [
+            {
+                "key": d["key"],
+                "name": d["name"],
+                "type": label,
+                "aliases": list(d.get("aliases") or []),
+                "benchmark": bool(d.get("benchmark")),
+            }
+            for d in by_label.get(label, [])
+        ]
+        for batch in _batches(rows, batch_size):
+            _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
+            summary.rows[label] += len(batch)
+            if on_batch:
+                on_batch(label, len(batch))
+
+    for (rtype, a, b), rows in _edge_rows(G).items():
+        step = f"{rtype} {a}->{b}"
+        for batch in _batches(rows, batch_size):
+            if a in _PER_PAPER_SOURCES:
+                query = (
+                    f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) "
+                    f"MATCH (b:{b} {{key: row.v}}) MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
+                )
+                counters = _run_write(driver, database, query, batch)
+            else:
+                _, counters = _load_shared_edges(driver, database, rtype, a, b, batch)
+            if counters is not None:
+                _add_counters(summary, counters, rtype, node=False)
+            summary.rows[rtype] += len(batch)
+            if on_batch:
+                on_batch(step, len(batch))
+
+    for label in ENTITY_LABELS:
+        keys = [d["key"] for d in by_label.get(label, [])]
+        _recount_entities(driver, database, label, keys, batch_size)
+    return summary
+
+
+def database_counts(driver, database: str | None = None) -> dict[str, int]:
+    """Return the number of nodes per kg label and relationships per type in the database."""
+    out: dict[str, int] = {}
+    for label in (*("Paper",), *ENTITY_LABELS, "Result"):
+        records, _, _ = driver.execute_query(
+            f"MATCH (n:{label}) RETURN count(n) AS n", database_=database
+        )
+        out[label] = records[0]["n"]
+    for rtype in EDGE_ENDS:
+        records, _, _ = driver.execute_query(
+            f"MATCH ()-[r:{rtype}]->() RETURN count(r) AS n", database_=database
+        )
+        out[rtype] = records[0]["n"]
+    return out

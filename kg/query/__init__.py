@@ -1,0 +1,17 @@
+"""Saved Cypher queries and the engines that run them (Neo4j, embedded LadybugDB)."""
+
+from kg.query.engines import Engine, LadybugEngine, Neo4jEngine, QueryResult, run_saved
+from kg.query.saved import ENGINES, Param, SavedQuery, get_query, list_queries
+
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "LadybugEngine",
+    "Neo4jEngine",
+    "Param",
+    "QueryResult",
+    "SavedQuery",
+    "get_query",
+    "list_queries",
+    "run_saved",
+]

@@ -1,0 +1,13 @@
+// Title: Shortest path between two entities
+// Answers: How are two entities connected (any relationships, either direction, at most 6 hops)?
+// Param: $from e.g. "Transformer" -- a name, alias or key of any entity
+// Param: $to e.g. "ImageNet" -- a name, alias or key of any entity
+// The Neo4j form of path-between.cypher.
+MATCH (a:Method|Task|Dataset|Metric), (b:Method|Task|Dataset|Metric)
+WHERE (a.key = $from OR lower(a.name) = lower($from) OR $from IN a.aliases)
+  AND (b.key = $to OR lower(b.name) = lower($to) OR $to IN b.aliases)
+  AND a.key <> b.key
+MATCH path = shortestPath((a)-[*1..6]-(b))
+RETURN a.name AS source, b.name AS target, length(path) AS hops
+ORDER BY hops, source, target
+LIMIT 1
