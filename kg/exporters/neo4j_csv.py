@@ -48,6 +48,7 @@ class CsvExport:
             f"--array-delimiter={self.array_delimiter}",
             "--multiline-fields=true",
             "--overwrite-destination=true",
+            f"--report-file={self.directory / 'import.report'}",
         ]
         args += [f"--nodes={label}={path}" for label, path in self.node_files.items()]
         args += [f"--relationships={path}" for path in self.relationship_files.values()]
