@@ -213,3 +213,49 @@ def test_sample_answers_hand_checked(sample_answers):
     assert {"method": "BudgetFormer", "hops": 1} in a["outperforms-transitive"].records()
     assert "BudgetFormer" in _column(a["paper-contributions"], "proposes")
     assert "BudgetFormer" in _column(a["top-proposed-methods"], "method")
+
+
+def test_style_grass_gives_every_label_a_colour_and_caption():
+    from kg.graph.model import NODE_LABELS
+    from kg.resources import queries_dir
+
+    style = (queries_dir() / "style.grass").read_text(encoding="utf-8")
+    for label in NODE_LABELS:
+        block = re.search(rf"node\.{label} \{{([^}}]*)\}}", style)
+        assert block, label
+        assert "color:" in block.group(1) and "caption:" in block.group(1), label
+
+
+def _guide_blocks() -> list[tuple[str, dict]]:
+    from kg.resources import queries_dir
+
+    text = (queries_dir() / "guide.adoc").read_text(encoding="utf-8")
+    blocks = []
+    for body in re.findall(r"\[source,cypher\]\n----\n(.*?)\n----", text, flags=re.S):
+        params = {}
+        lines = []
+        for line in body.splitlines():
+            m = re.match(r":param (\w+) => (.*)$", line)
+            if m:
+                params[m.group(1)] = json.loads(m.group(2).replace("'", '"'))
+            else:
+                lines.append(line)
+        blocks.append(("\n".join(lines), params))
+    return blocks
+
+
+def test_guide_queries_run_on_the_sample_graph(sample_build, neo4j_driver):
+    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
+    load_neo4j(read_build_graph(sample_build), neo4j_driver)
+    import time
+
+    neo4j_driver.execute_query("CALL db.awaitIndexes(60)")
+    time.sleep(1)  # the full-text index catches up with the load asynchronously
+    blocks = _guide_blocks()
+    assert len(blocks) >= 8
+    for query, params in blocks:
+        records, _, _ = neo4j_driver.execute_query(query, params)
+        assert records, f"no rows from the guide's query:\n{query}"
+    # the guide says ImageNet leads the datasets with five papers
+    records, _, _ = neo4j_driver.execute_query(*_guide_blocks()[1])
+    assert (records[0]["name"], records[0]["papers"]) == ("ImageNet", 5)
