@@ -88,6 +88,7 @@ def _example_params(sample: bool) -> dict[str, dict]:
             "path-between": {"from": "ImageNet", "to": "multi-head attention"},
             "shared-benchmarks": {"method_a": "BudgetFormer", "method_b": "Transformer"},
             "paper-neighbourhood": {"paper": paper},
+            "paper-graph": {"paper": paper},
             "find-entity": {"text": "attention"},
         }
     return {
@@ -103,6 +104,7 @@ def _example_params(sample: bool) -> dict[str, dict]:
         "path-between": {"from": "TerraSeg", "to": "LoveDA"},
         "shared-benchmarks": {"method_a": "StrideTAD", "method_b": "ActionFormer"},
         "paper-neighbourhood": {"paper": _example_paper("StrideTAD")},
+        "paper-graph": {"paper": _example_paper("StrideTAD")},
         "find-entity": {"text": "LoRA"},
     }
 
@@ -182,6 +184,11 @@ def test_example_answers_hand_checked(example_answers):
         _column(a["co-occurring"], "name")
     )
     assert "GraspVLA" in _column(a["paper-contributions"], "proposes")
+    drawn = a["paper-graph"].records()
+    assert {r["p"]["paper_id"] for r in drawn} == {_example_paper("StrideTAD")}
+    proposed = [r["e"]["name"] for r in drawn if r["r"]["type"] == "PROPOSES"]
+    assert proposed == ["StrideTAD"]
+    assert {"THUMOS14", "ActionFormer"} <= {r["e"]["name"] for r in drawn}
     (row,) = a["mentions-with-evidence"].records()
     text = next(p for p in _paragraphs_of_examples() if "BlockLoRA" in p)
     spans = {text[e["start"] : e["end"]] for e in json.loads(row["evidence"])}

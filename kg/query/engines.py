@@ -56,10 +56,41 @@ class LadybugEngine:
         return QueryResult(columns, rows)
 
 
+def _entity(kind: str, name: str, props: dict[str, Any]) -> dict[str, Any]:
+    """A node or relationship as plain data, the same from both engines: its label (or
+    type) and its properties, without engine-internal ids, nulls or empty lists."""
+    out: dict[str, Any] = {kind: name}
+    out.update(
+        (k, _plain(v))
+        for k, v in sorted(props.items())
+        if not k.startswith("_") and v is not None and v != []
+    )
+    return out
+
+
 def _plain(value: Any) -> Any:
-    """LadybugDB sums integers as 128-bit decimals; give them back as int (or float)."""
+    """A LadybugDB value as plain data: integers summed as 128-bit decimals become int,
+    nodes and relationships (dicts with ``_LABEL``) become :func:`_entity` dicts."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict) and "_LABEL" in value:
+        kind = "type" if "_SRC" in value else "label"
+        return _entity(kind, value["_LABEL"], value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _plain_neo4j(value: Any) -> Any:
+    """A Neo4j driver value as plain data, shaped like :func:`_plain`'s."""
+    from neo4j.graph import Node, Relationship
+
+    if isinstance(value, Node):
+        return _entity("label", sorted(value.labels)[0], dict(value))
+    if isinstance(value, Relationship):
+        return _entity("type", value.type, dict(value))
+    if isinstance(value, list):
+        return [_plain_neo4j(v) for v in value]
     return value
 
 
@@ -78,7 +109,8 @@ class Neo4jEngine:
 
         def work(tx):
             result = tx.run(query, params or {})
-            return list(result.keys()), [tuple(record.values()) for record in result]
+            rows = [tuple(_plain_neo4j(v) for v in record.values()) for record in result]
+            return list(result.keys()), rows
 
         try:
             with self.driver.session(database=self.database) as session:
