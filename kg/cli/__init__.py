@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from kg.cli import analyze as _analyze
 from kg.cli import build as _build
 from kg.cli import cypher as _cypher
 from kg.cli import eval as _eval
@@ -25,6 +26,8 @@ app.command("build")(_build.build)
 app.command("eval")(_eval.eval_cmd)
 app.command("cypher")(_cypher.cypher)
 app.command("query")(_query.query)
+app.command("analyze")(_analyze.analyze)
+app.command("viz")(_analyze.viz)
 app.add_typer(_load.app, name="load")
 app.add_typer(_export.app, name="export")
 

@@ -1,0 +1,157 @@
+"""Build the data of the interactive view and write it, with Cytoscape.js, into one HTML file."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from kg.graph.model import ENTITY_LABELS
+
+__all__ = ["viz_data", "write_html", "read_sentences"]
+
+_HERE = Path(__file__).resolve().parent
+_COLOURS = {"Method": "#2563EB", "Task": "#16A34A", "Dataset": "#EA580C", "Metric": "#9333EA"}
+_SPRING_MAX = 450  # nodes laid out by force (dense, NumPy only); the rest sit by neighbours
+
+
+def read_sentences(path: str | Path, papers: set[str]) -> dict[str, list[tuple[int, int]]]:
+    """Return {paper id: sentence spans} for ``papers`` from an ``extractions.jsonl``."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["id"] in papers:
+                out[rec["id"]] = [tuple(s) for s in rec.get("sentences", [])]
+    return out
+
+
+def _sentence(text: str, spans: list[tuple[int, int]] | None, index: int, start: int, end: int):
+    """The sentence around a mention and the mention's offsets inside it."""
+    if spans and 0 <= index < len(spans):
+        s, e = spans[index]
+    else:  # no sentence spans: the text between the sentence ends around the mention
+        s = max(text.rfind(". ", 0, start) + 2, 0) if text.rfind(". ", 0, start) >= 0 else 0
+        e = text.find(". ", end)
+        e = len(text) if e < 0 else e + 1
+    return text[s:e], start - s, end - s
+
+
+def _layout(H: nx.Graph, order: list[str], seed: int) -> dict[str, tuple[float, float]]:
+    core = order[:_SPRING_MAX]
+    pos = nx.spring_layout(H.subgraph(core), seed=seed, iterations=60, weight="weight")
+    placed = {k: (float(x), float(y)) for k, (x, y) in pos.items()}
+    for i, key in enumerate(order[_SPRING_MAX:]):
+        near = [placed[v] for v in H.neighbors(key) if v in placed]
+        angle = (i * 2.399963) % (2 * math.pi)  # golden-angle jitter, deterministic
+        if near:
+            x = sum(p[0] for p in near) / len(near) + 0.04 * math.cos(angle)
+            y = sum(p[1] for p in near) / len(near) + 0.04 * math.sin(angle)
+        else:
+            radius = 1.15 + 0.1 * (i % 5)
+            x, y = radius * math.cos(angle), radius * math.sin(angle)
+        placed[key] = (x, y)
+    return placed
+
+
+def viz_data(
+    G: nx.MultiDiGraph,
+    max_nodes: int = 5000,
+    evidence_per_node: int = 5,
+    sentences: dict[str, list[tuple[int, int]]] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Return the nodes, edges and details the page shows: the ``max_nodes`` entities with
+    the most support, their relations, papers and evidence sentences."""
+    keys = [n for n, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS]
+    keys.sort(key=lambda k: (-G.nodes[k].get("support", 0), G.nodes[k]["name"], k))
+    keys = keys[:max_nodes]
+    chosen = set(keys)
+    H = nx.Graph()
+    H.add_nodes_from(keys)
+    edges = []
+    for u, v, rtype, data in G.edges(keys=True, data=True):
+        if u in chosen and v in chosen:
+            edges.append({"s": u, "t": v, "type": rtype, "support": data.get("support", 1)})
+            w = data.get("support", 1) + (H[u][v]["weight"] if H.has_edge(u, v) else 0)
+            H.add_edge(u, v, weight=w)
+    pos = _layout(H, keys, seed)
+    scale = 60 * math.sqrt(max(len(keys), 1))
+    papers: dict[str, dict[str, Any]] = {}
+    nodes = []
+    for rank, key in enumerate(keys):
+        node = G.nodes[key]
+        evidence = []
+        mentioning = []
+        for p, _, rtype, data in G.in_edges(key, keys=True, data=True):
+            if rtype != "MENTIONS":
+                continue
+            paper = G.nodes[p]
+            pid = paper["paper_id"]
+            mentioning.append(pid)
+            papers.setdefault(
+                pid, {"title": paper.get("title") or "", "url": paper.get("url") or ""}
+            )
+            if len(evidence) < evidence_per_node and data.get("evidence"):
+                ev = data["evidence"][0]
+                text, s, e = _sentence(
+                    paper["text"],
+                    (sentences or {}).get(pid),
+                    ev["sentence"],
+                    ev["start"],
+                    ev["end"],
+                )
+                evidence.append({"paper": pid, "text": text, "start": s, "end": e})
+        nodes.append(
+            {
+                "id": key,
+                "name": node["name"],
+                "type": node["label"],
+                "support": node.get("support", 0),
+                "aliases": list(node.get("aliases") or []),
+                "papers": sorted(mentioning),
+                "evidence": evidence,
+                "rank": rank,
+                "x": round(pos[key][0] * scale, 1),
+                "y": round(pos[key][1] * scale, 1),
+            }
+        )
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "papers": papers,
+        "colours": _COLOURS,
+        "total_entities": sum(1 for _, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS),
+    }
+
+
+def write_html(
+    G: nx.MultiDiGraph,
+    path: str | Path,
+    *,
+    show: int = 300,
+    max_nodes: int = 5000,
+    sentences: dict[str, list[tuple[int, int]]] | None = None,
+    title: str = "kg graph",
+) -> Path:
+    """Write the interactive view of ``G`` to ``path``; the first ``show`` nodes are drawn
+    at first, and a control draws more, up to ``max_nodes``."""
+    data = viz_data(G, max_nodes=max_nodes, sentences=sentences)
+    data["show"] = min(show, len(data["nodes"]))
+    data["title"] = title
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    template = (_HERE / "template.html").read_text(encoding="utf-8")
+    library = (_HERE / "vendor" / "cytoscape.min.js").read_text(encoding="utf-8")
+    page = (
+        template.replace("/*KG_TITLE*/", html.escape(title))
+        .replace("/*CYTOSCAPE*/", library.replace("</script", "<\\/script"))
+        .replace("/*KG_DATA*/", payload)
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,106 @@
+"""`kg viz`: the page's data, and the page itself in headless Chromium (Playwright)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+from kg import load_graph
+from kg.graph.model import ENTITY_LABELS
+from kg.viz import viz_data
+from tests.conftest import shared_path
+from tests.test_browser import ARTIFACTS, BROWSER_DIR, CHROMIUM, _require_tools
+from tests.test_neo4j import NASTY, nasty_graph
+
+
+def test_viz_data_keeps_the_best_supported_nodes_and_their_evidence(example_build):
+    G = load_graph(example_build[0])
+    data = viz_data(G, max_nodes=10)
+    assert len(data["nodes"]) == 10
+    supports = [n["support"] for n in data["nodes"]]
+    assert supports == sorted(supports, reverse=True)
+    best = max(d.get("support", 0) for _, d in G.nodes(data=True) if d["label"] in ENTITY_LABELS)
+    assert supports[0] == best
+    keys = {n["id"] for n in data["nodes"]}
+    assert all(e["s"] in keys and e["t"] in keys for e in data["edges"])
+    for node in data["nodes"]:
+        for ev in node["evidence"]:
+            mention = ev["text"][ev["start"] : ev["end"]]
+            assert mention and mention.lower() in ev["text"].lower()
+            assert ev["paper"] in node["papers"]
+
+
+def test_viz_page_escapes_names(tmp_path):
+    from kg.viz import write_html
+
+    G = nasty_graph()
+    G.nodes["method:nasty-0"]["name"] = "</script><script>alert(1)</script>"
+    page = write_html(G, tmp_path / "g.html", title="<b>t</b>").read_text(encoding="utf-8")
+    assert "</script><script>alert(1)" not in page
+    assert "<title>&lt;b&gt;t&lt;/b&gt;</title>" in page
+    assert NASTY[1].replace("\\", "\\\\").replace('"', '\\"') in page  # JSON-encoded
+
+
+def _open(page_path, search: str, screenshot):
+    _require_tools()
+    proc = subprocess.run(
+        ["node", "viz.mjs"],
+        cwd=BROWSER_DIR,
+        env={
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+            "KG_VIZ_FILE": str(page_path),
+            "KG_SEARCH": search,
+            "KG_SCREENSHOT": str(screenshot),
+            "CHROMIUM": CHROMIUM,
+        },
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_viz_in_chromium_on_the_sample(sample_build):
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page_path = ARTIFACTS / "viz-sample.html"
+    result = CliRunner().invoke(
+        app, ["viz", str(sample_build), "-o", str(page_path), "--show", "5000"]
+    )
+    assert result.exit_code == 0, result.output
+    G = load_graph(sample_build)
+    entities = sum(1 for _, d in G.nodes(data=True) if d["label"] in ENTITY_LABELS)
+
+    seen = _open(page_path, "ImageNet", ARTIFACTS / "viz-sample.png")
+    assert seen["errors"] == []
+    assert seen["dataNodes"] == entities
+    assert seen["drawn"] == seen["shownCount"] == entities  # every entity drawn
+    assert seen["matches"][0].startswith("ImageNet (Dataset, 5)")
+    assert seen["selected"] == ["ImageNet"]
+    assert "named in 5 paper(s)" in seen["details"]
+    assert set(seen["marks"]) == {"ImageNet"} and len(seen["marks"]) == 5
+    # each evidence line is a sentence of the sample that names ImageNet
+    corpus = shared_path("corpora", "daily_papers.txt").read_text(encoding="utf-8")
+    sentences = [line for line in seen["details"].splitlines() if "ImageNet" in line]
+    for line in sentences[:5]:
+        sentence = re.sub(r" \(sha1:[0-9a-f]{12}\)$", "", line)
+        assert sentence in corpus
+
+
+def test_viz_shows_top_n_first(example_build, tmp_path):
+    from kg.viz import write_html
+
+    G = load_graph(example_build[0])
+    page = write_html(G, tmp_path / "g.html", show=20)
+    seen = _open(page, "LIBERO", tmp_path / "g.png")
+    assert seen["errors"] == []
+    assert seen["drawn"] == seen["shownCount"] == 20  # before the search
+    assert seen["selected"] == ["LIBERO"]  # search finds it, and it is drawn
+    assert (
+        "GraspVLA is evaluated on the CALVIN benchmark and on the LIBERO suite." in seen["details"]
+    )
