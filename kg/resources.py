@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 __all__ = ["package_dir", "schemas_dir", "queries_dir", "nlp_data_dir", "schema_path"]
@@ -14,14 +15,22 @@ def package_dir() -> Path:
     return _PACKAGE
 
 
+def _data_dir(name: str) -> Path:
+    """The repository's top-level ``name/`` folder, or the copy a wheel installed."""
+    source = _PACKAGE.parent / name
+    if source.is_dir():
+        return source
+    return Path(sys.prefix) / "share" / "kg" / name
+
+
 def schemas_dir() -> Path:
     """Return the ``schemas/`` directory (ontology, JSON Schema, SHACL shapes)."""
-    return _PACKAGE.parent / "schemas"
+    return _data_dir("schemas")
 
 
 def queries_dir() -> Path:
     """Return the ``queries/`` directory of saved Cypher queries."""
-    return _PACKAGE.parent / "queries"
+    return _data_dir("queries")
 
 
 def nlp_data_dir() -> Path:
