@@ -22,8 +22,10 @@ def test_viz_data_keeps_the_best_supported_nodes_and_their_evidence(example_buil
     assert supports == sorted(supports, reverse=True)
     best = max(d.get("support", 0) for _, d in G.nodes(data=True) if d["label"] in ENTITY_LABELS)
     assert supports[0] == best
-    keys = {n["id"] for n in data["nodes"]}
-    assert all(e["s"] in keys and e["t"] in keys for e in data["edges"])
+    keys = [n["id"] for n in data["nodes"]]
+    for s, t, rtype, papers in data["edges"]:
+        assert G.edges[keys[s], keys[t], rtype]["support"] == papers
+    assert len(data["edges"]) == sum(1 for u, v in G.edges() if u in set(keys) and v in set(keys))
     for node in data["nodes"]:
         for ev in node["evidence"]:
             mention = ev["text"][ev["start"] : ev["end"]]

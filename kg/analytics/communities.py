@@ -28,14 +28,16 @@ def communities(
     min_size: int = 2,
     seed: int = 0,
     top: int = 3,
+    max_nodes: int = 3000,
 ) -> list[Community]:
-    """Return Louvain communities of entities of ``types``, largest first.
+    """Return Louvain communities of the ``max_nodes`` best-supported entities of ``types``,
+    largest first.
 
     Edges are relations between the entities plus co-occurrence in papers, weighted by
     supporting papers. ``seed`` makes the result repeatable. A community's label joins
     the names of its ``top`` most-supported members.
     """
-    U = cooccurrence_graph(G, types)
+    U = cooccurrence_graph(G, types, max_nodes=max_nodes)
     for u, v, data in _entity_graph(G).edges(data=True):
         if u in U and v in U:
             w = U[u][v]["weight"] if U.has_edge(u, v) else 0

@@ -13,15 +13,23 @@ __all__ = ["cooccurrence_graph", "top_cooccurring"]
 
 
 def cooccurrence_graph(
-    G: nx.MultiDiGraph, types: tuple[str, ...] | None = None, min_papers: int = 1
+    G: nx.MultiDiGraph,
+    types: tuple[str, ...] | None = None,
+    min_papers: int = 1,
+    max_nodes: int | None = None,
 ) -> nx.Graph:
     """Return an undirected graph of entities; an edge's ``weight`` is the papers naming both.
 
-    Only entities of ``types`` (default: all) and pairs in at least ``min_papers`` papers.
+    Only entities of ``types`` (default: all), the ``max_nodes`` best-supported of them
+    when given, and pairs in at least ``min_papers`` papers.
     """
-    wanted = set()
+    keys: list[str] = []
     for t in types or (None,):
-        wanted.update(entities(G, t))
+        keys.extend(entities(G, t))
+    if max_nodes is not None:
+        keys.sort(key=lambda k: (-G.nodes[k].get("support", 0), k))
+        keys = keys[:max_nodes]
+    wanted = set(keys)
     pairs: Counter = Counter()
     for paper, data in G.nodes(data=True):
         if data.get("label") != "Paper":

@@ -25,11 +25,14 @@ class Duplicate:
     score: float
 
 
-def likely_duplicates(G: nx.MultiDiGraph, threshold: float = 90.0) -> list[Duplicate]:
+def likely_duplicates(
+    G: nx.MultiDiGraph, threshold: float = 90.0, block_size: int = 300
+) -> list[Duplicate]:
     """Return pairs of same-type entities sharing a name or alias, or with near names.
 
     Near names: RapidFuzz ratio ≥ ``threshold`` on normalised names, same digits, within
-    blocks of a shared first word (so the search stays near-linear).
+    blocks of a shared first word, each cut to its ``block_size`` best-supported names (so
+    the search stays near-linear on big graphs).
     """
     out: dict[tuple[str, str], Duplicate] = {}
     by_form: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -49,7 +52,8 @@ def likely_duplicates(G: nx.MultiDiGraph, threshold: float = 90.0) -> list[Dupli
         if norm:
             blocks[(node["label"], norm.split()[0])].append((key, norm))
     for (label, _), items in blocks.items():
-        items.sort()
+        items.sort(key=lambda kn: (-G.nodes[kn[0]].get("support", 0), kn[0]))
+        items = sorted(items[:block_size])
         for i, (a, na) in enumerate(items):
             for b, nb in items[i + 1 :]:
                 if (a, b) in out or [c for c in na if c.isdigit()] != [

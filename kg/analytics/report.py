@@ -24,13 +24,14 @@ __all__ = ["analysis", "write_plots", "write_analysis", "FORMATS"]
 FORMATS = ("md", "json", "html")
 
 
-def analysis(G: nx.MultiDiGraph, top: int = 10) -> dict[str, Any]:
-    """Return every analytics table of ``G`` as plain JSON-ready data."""
+def analysis(G: nx.MultiDiGraph, top: int = 10, max_boards: int = 50) -> dict[str, Any]:
+    """Return every analytics table of ``G`` as plain JSON-ready data (the ``max_boards``
+    leaderboards with the most rows)."""
     counts: dict[str, int] = {}
     for _, data in G.nodes(data=True):
         counts[data["label"]] = counts.get(data["label"], 0) + 1
     boards = leaderboards(G)
-    boards_sorted = sorted(boards.items(), key=lambda kv: (-len(kv[1][1]), kv[0]))
+    boards_sorted = sorted(boards.items(), key=lambda kv: (-len(kv[1][1]), kv[0]))[:max_boards]
     return {
         "counts": {"nodes": counts, "relationships": G.number_of_edges()},
         "top_by_support": {
@@ -84,7 +85,7 @@ def write_plots(data: dict[str, Any], directory: Path, fmt: str = "png") -> dict
         ax.barh([r["name"][:32] for r in rows], [r["support"] for r in rows], color="#2563EB")
         ax.set_title(f"Top {label.lower()}s by papers")
         ax.tick_params(axis="y", labelsize=8)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     save(fig, "top_entities")
 
     degrees = data["degree_distribution"]

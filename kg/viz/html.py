@@ -62,23 +62,27 @@ def viz_data(
     G: nx.MultiDiGraph,
     max_nodes: int = 5000,
     evidence_per_node: int = 5,
+    papers_per_node: int = 20,
     sentences: dict[str, list[tuple[int, int]]] | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Return the nodes, edges and details the page shows: the ``max_nodes`` entities with
-    the most support, their relations, papers and evidence sentences."""
+    the most support, their relations, and per node up to ``papers_per_node`` papers and
+    ``evidence_per_node`` evidence sentences."""
     keys = [n for n, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS]
     keys.sort(key=lambda k: (-G.nodes[k].get("support", 0), G.nodes[k]["name"], k))
     keys = keys[:max_nodes]
     chosen = set(keys)
     H = nx.Graph()
     H.add_nodes_from(keys)
-    edges = []
+    index = {key: i for i, key in enumerate(keys)}
+    edges = []  # [source index, target index, type, papers]: compact for big pages
     for u, v, rtype, data in G.edges(keys=True, data=True):
         if u in chosen and v in chosen:
-            edges.append({"s": u, "t": v, "type": rtype, "support": data.get("support", 1)})
+            edges.append([index[u], index[v], rtype, data.get("support", 1)])
             w = data.get("support", 1) + (H[u][v]["weight"] if H.has_edge(u, v) else 0)
             H.add_edge(u, v, weight=w)
+    edges.sort(key=lambda e: (-e[3], e[0], e[1], e[2]))  # strongest first
     pos = _layout(H, keys, seed)
     scale = 60 * math.sqrt(max(len(keys), 1))
     papers: dict[str, dict[str, Any]] = {}
@@ -93,9 +97,6 @@ def viz_data(
             paper = G.nodes[p]
             pid = paper["paper_id"]
             mentioning.append(pid)
-            papers.setdefault(
-                pid, {"title": paper.get("title") or "", "url": paper.get("url") or ""}
-            )
             if len(evidence) < evidence_per_node and data.get("evidence"):
                 ev = data["evidence"][0]
                 text, s, e = _sentence(
@@ -106,6 +107,12 @@ def viz_data(
                     ev["end"],
                 )
                 evidence.append({"paper": pid, "text": text, "start": s, "end": e})
+        mentioning.sort()
+        for pid in mentioning[:papers_per_node]:
+            paper = G.nodes[f"paper:{pid}"]
+            papers.setdefault(
+                pid, {"title": paper.get("title") or "", "url": paper.get("url") or ""}
+            )
         nodes.append(
             {
                 "id": key,
@@ -113,7 +120,7 @@ def viz_data(
                 "type": node["label"],
                 "support": node.get("support", 0),
                 "aliases": list(node.get("aliases") or []),
-                "papers": sorted(mentioning),
+                "papers": mentioning[:papers_per_node],
                 "evidence": evidence,
                 "rank": rank,
                 "x": round(pos[key][0] * scale, 1),
