@@ -107,3 +107,48 @@ def test_eval_files_and_table(tmp_path):
     assert "entities (typed)" in table and "results (value only)" in table
     with pytest.raises(FileNotFoundError):
         evaluate_files(tmp_path / "nope.jsonl", pred)
+
+
+def test_mention_scoring_on_hand_made_documents(tmp_path, nlp):
+    import json as _json
+
+    from kg.eval.mentions import (
+        MentionDoc,
+        predicted_mentions,
+        read_scierc,
+        read_scirex,
+        score_mentions,
+    )
+
+    scierc = tmp_path / "tiny.json"
+    scierc.write_text(
+        _json.dumps(
+            {
+                "doc_key": "d1",
+                "sentences": [["We", "train", "ResNet", "-LRB-", "a", "CNN", "-RRB-", "."]],
+                "ner": [[[2, 2, "Method"], [5, 5, "Generic"]]],
+                "relations": [[]],
+            }
+        )
+        + "\n"
+    )
+    (doc,) = read_scierc(scierc)
+    assert doc.tokens[3] == "(" and doc.gold == {(2, 3, "Method")}  # inclusive end, Generic out
+    scirex = tmp_path / "tiny.jsonl"
+    scirex.write_text(
+        _json.dumps({"doc_id": "x", "words": ["on", "ImageNet"], "ner": [[1, 2, "Material"]]})
+        + "\n"
+    )
+    assert next(read_scirex(scirex)).gold == {(1, 2, "Dataset")}
+
+    gold = {(0, 2, "Method"), (3, 4, "Dataset")}
+    pairs = [(MentionDoc("a", ["x"] * 5, gold), {(0, 2, "Method"), (3, 4, "Task"), (4, 5, "Task")})]
+    s = score_mentions(pairs)
+    assert (s["typed"]["matched_pred"], s["typed"]["pred"], s["typed"]["gold"]) == (1, 3, 2)
+    assert s["untyped"]["matched_gold"] == 2
+    assert s["per_type"]["Dataset"]["recall"] == 0.0
+
+    words = "We evaluate BERT on the SQuAD benchmark and report the F1 score .".split()
+    ((_, pred),) = predicted_mentions(nlp, [MentionDoc("b", words)])
+    spans = {" ".join(words[s:e]): t for s, e, t in pred}
+    assert spans.get("BERT") == "Method" and spans.get("SQuAD") == "Dataset"

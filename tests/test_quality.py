@@ -29,3 +29,13 @@ def test_quality_dev_gold_relations(dev_scores):
 
 def test_quality_dev_gold_results(dev_scores):
     assert dev_scores["results"]["f1"] >= 0.70
+
+
+def test_quality_scierc_test_mentions(nlp):
+    """SciERC test, typed exact spans (4 types): a guard at the level measured (0.247)."""
+    from kg.eval.mentions import predicted_mentions, read_scierc, score_mentions
+
+    docs = read_scierc(shared_path("datasets", "scierc", "test.json"))
+    scores = score_mentions(predicted_mentions(nlp, docs))
+    assert scores["documents"] == 100 and scores["typed"]["gold"] == 922
+    assert scores["typed"]["f1"] >= 0.22

@@ -24,6 +24,7 @@ app = typer.Typer(
 )
 app.command("build")(_build.build)
 app.command("eval")(_eval.eval_cmd)
+app.command("eval-mentions")(_eval.eval_mentions_cmd)
 app.command("cypher")(_cypher.cypher)
 app.command("query")(_query.query)
 app.command("analyze")(_analyze.analyze)

@@ -36,3 +36,47 @@ def eval_cmd(
     if explain:
         for note in scores["explain"]:
             print(f"{note['kind']:12} {' | '.join(str(x) for x in note['item'])}")
+
+
+def eval_mentions_cmd(
+    corpus: Annotated[Path, typer.Argument(help="SciERC JSON lines or SciREX .jsonl(.gz).")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="scierc or scirex [default: from the file name].")
+    ] = "",
+    limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Score kg's entity recognizer at mention level on SciERC or SciREX (typed exact span;
+    Material counts as Dataset).
+
+    Example:
+
+        kg eval-mentions ../shared/datasets/scierc/test.json
+    """
+    from itertools import islice
+
+    from kg.eval.mentions import predicted_mentions, read_scierc, read_scirex, score_mentions
+    from kg.nlp import load_pipeline
+
+    fmt = fmt or ("scirex" if "scirex" in str(corpus).lower() else "scierc")
+    readers = {"scierc": read_scierc, "scirex": read_scirex}
+    if fmt not in readers:
+        raise typer.BadParameter("--format must be scierc or scirex")
+    docs = readers[fmt](corpus)
+    if limit:
+        docs = islice(docs, limit)
+    nlp = load_pipeline()
+    nlp.max_length = max(nlp.max_length, 5_000_000)  # SciREX documents are whole papers
+    scores = score_mentions(predicted_mentions(nlp, docs, batch_size=4))
+    if json_out:
+        print_json(scores)
+        return
+    rows = [("typed", scores["typed"]), ("untyped", scores["untyped"])]
+    rows += [(f"  {t}", s) for t, s in scores["per_type"].items()]
+    print(f"{'':20} {'P':>6} {'R':>6} {'F1':>6} {'pred':>7} {'gold':>7}")
+    for name, s in rows:
+        print(
+            f"{name:20} {s['precision']:6.3f} {s['recall']:6.3f} {s['f1']:6.3f} "
+            f"{s['pred']:7d} {s['gold']:7d}"
+        )
+    print(f"documents: {scores['documents']}")
