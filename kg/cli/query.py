@@ -30,7 +30,8 @@ def query(
 ) -> None:
     """Run a saved Cypher query on Neo4j or on a build's embedded LadybugDB store.
 
-    Without --neo4j or --db, the query runs on Neo4j when NEO4J_URI is set.
+    Without --neo4j or --db, the query runs on Neo4j when NEO4J_URI is set, else on the
+    build in ./kg-out (the default output of `kg build`) if there is one.
 
     Examples:
 
@@ -57,7 +58,11 @@ def query(
     params = saved.bind(parse_params(param or [], saved.examples()))
     use_neo4j = neo4j or (db is None and bool(os.environ.get("NEO4J_URI")))
     if not use_neo4j and db is None:
-        raise typer.BadParameter("say where to run it: --db BUILD_DIR, or --neo4j (or NEO4J_URI)")
+        if not (Path("kg-out") / "graph.lbdb").exists():
+            raise typer.BadParameter(
+                "say where to run it: --db BUILD_DIR, or --neo4j (or set NEO4J_URI)"
+            )
+        db = Path("kg-out")
     if show:
         print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
         return
