@@ -17,7 +17,7 @@ def analyze(
     fmt: Annotated[str, typer.Option("--format", help="md, json or html.")] = "md",
     to: Annotated[
         Path | None,
-        typer.Option("-o", "--to", help="Where to write [default: OUT_DIR/analysis]."),
+        typer.Option("-o", "--to", help="Where to write (default: OUT_DIR/analysis)."),
     ] = None,
     top: Annotated[int, typer.Option(min=1, help="Rows per top-entities table.")] = 10,
 ) -> None:
@@ -41,7 +41,7 @@ def analyze(
 def viz(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="HTML file [default: OUT_DIR/graph.html].")
+        Path | None, typer.Option("-o", "--output", help="HTML file (default: OUT_DIR/graph.html).")
     ] = None,
     show: Annotated[int, typer.Option(min=1, help="Nodes drawn at first (most papers).")] = 300,
     max_nodes: Annotated[

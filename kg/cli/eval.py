@@ -41,7 +41,7 @@ def eval_cmd(
 def eval_mentions_cmd(
     corpus: Annotated[Path, typer.Argument(help="SciERC JSON lines or SciREX .jsonl(.gz).")],
     fmt: Annotated[
-        str, typer.Option("--format", help="scierc or scirex [default: from the file name].")
+        str, typer.Option("--format", help="scierc or scirex (default: from the file name).")
     ] = "",
     limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,

@@ -20,7 +20,7 @@ def neo4j_csv_cmd(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
     to: Annotated[
         Path | None,
-        typer.Option("-o", "--to", help="Where to write the CSVs [default: OUT_DIR/neo4j-csv]."),
+        typer.Option("-o", "--to", help="Where to write the CSVs (default: OUT_DIR/neo4j-csv)."),
     ] = None,
 ) -> None:
     """Write CSV files for `neo4j-admin database import full`.

@@ -26,16 +26,16 @@ app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=Tr
 def neo4j_cmd(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
     uri: Annotated[
-        str | None, typer.Option(help="Bolt URI [env NEO4J_URI, default bolt://localhost:7687].")
+        str | None, typer.Option(help="Bolt URI (env NEO4J_URI, default bolt://localhost:7687).")
     ] = None,
     username: Annotated[
-        str | None, typer.Option("--user", help="User [env NEO4J_USERNAME, default neo4j].")
+        str | None, typer.Option("--user", help="User (env NEO4J_USERNAME, default neo4j).")
     ] = None,
     password: Annotated[
-        str | None, typer.Option(help="Password [env NEO4J_PASSWORD].", show_default=False)
+        str | None, typer.Option(help="Password (env NEO4J_PASSWORD).", show_default=False)
     ] = None,
     database: Annotated[
-        str | None, typer.Option(help="Database [env NEO4J_DATABASE, default: the server's].")
+        str | None, typer.Option(help="Database (env NEO4J_DATABASE, default: the server's).")
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")] = DEFAULT_BATCH,
     schema_only: Annotated[
