@@ -255,3 +255,51 @@ def test_names_with_quotes_and_cypher_are_stored_verbatim(empty_neo4j, tmp_path)
 def test_load_rejects_a_bad_batch_size(empty_neo4j):
     with pytest.raises(ValueError, match="batch_size"):
         load_neo4j(nx.MultiDiGraph(), empty_neo4j, batch_size=0)
+
+
+def test_reload_with_replace_drops_what_a_paper_no_longer_says(example_build, empty_neo4j):
+    out, _ = example_build
+    G = read_build_graph(out)
+    load_neo4j(G, empty_neo4j)
+    # the same papers, as a changed extractor might read them: one paper loses a mention,
+    # a result and its support of a shared relation
+    H = G.copy()
+    u, v, rtype, data = next(
+        (u, v, k, d)
+        for u, v, k, d in H.edges(keys=True, data=True)
+        if k == "USES" and d["support"] == 1
+    )
+    paper = f"paper:{data['papers'][0]}"
+    H.remove_edge(u, v, key=rtype)
+    mention = next(e for _, e, k in H.out_edges(paper, keys=True) if k == "MENTIONS")
+    H.remove_edge(paper, mention, key="MENTIONS")
+    if H.has_edge(paper, mention, key="PROPOSES"):
+        H.remove_edge(paper, mention, key="PROPOSES")
+    result = next((r for _, r, k in H.out_edges(paper, keys=True) if k == "REPORTS"), None)
+    if result is not None:
+        H.remove_node(result)
+
+    plain = load_neo4j(H, empty_neo4j)  # default: additive, nothing removed
+    assert plain.created == 0 and not plain.stale_removed
+    summary = load_neo4j(H, empty_neo4j, replace=True)
+    assert summary.created == 0
+    assert summary.stale_removed["MENTIONS"] == 1 and summary.stale_removed[rtype] == 1
+    records, _, _ = empty_neo4j.execute_query(
+        f"MATCH (a {{key: $u}})-[r:{rtype}]->(b {{key: $v}}) RETURN count(r) AS n", u=u, v=v
+    )
+    assert records[0]["n"] == 0
+    records, _, _ = empty_neo4j.execute_query(
+        "MATCH (p:Paper {key: $p})-[:MENTIONS]->(e {key: $e}) RETURN count(*) AS n",
+        p=paper,
+        e=mention,
+    )
+    assert records[0]["n"] == 0
+    records, _, _ = empty_neo4j.execute_query(
+        "MATCH (e {key: $e}) RETURN e.support AS support", e=mention
+    )
+    expected = sum(1 for _, _, k in H.in_edges(mention, keys=True) if k == "MENTIONS")
+    assert records[0]["support"] == expected
+    counts = database_counts(empty_neo4j)
+    assert counts["Result"] == sum(1 for _, d in H.nodes(data=True) if d["label"] == "Result")
+    again = load_neo4j(H, empty_neo4j, replace=True)
+    assert again.created == 0 and not again.stale_removed  # idempotent with replace too

@@ -38,6 +38,13 @@ def neo4j_cmd(
         str | None, typer.Option(help="Database (env NEO4J_DATABASE, default: the server's).")
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")] = DEFAULT_BATCH,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            help="Papers already loaded take exactly this build's extraction: what they no "
+            "longer say is removed (after a model change)."
+        ),
+    ] = False,
     schema_only: Annotated[
         bool, typer.Option(help="Only create the constraints and indexes (e.g. after an import).")
     ] = False,
@@ -77,7 +84,12 @@ def neo4j_cmd(
                 bar.update(task, advance=n, description=step)
 
             summary = load_neo4j(
-                G, driver, database=settings.database, batch_size=batch_size, on_batch=on_batch
+                G,
+                driver,
+                database=settings.database,
+                batch_size=batch_size,
+                on_batch=on_batch,
+                replace=replace,
             )
         counts = database_counts(driver, settings.database)
     finally:
@@ -94,4 +106,10 @@ def neo4j_cmd(
         f"there; created {sum(summary.nodes_created.values())} nodes and "
         f"{sum(summary.relationships_created.values())} relationships; "
         f"set {summary.properties_set} properties"
+        + (
+            "; removed what reloaded papers no longer say: "
+            + ", ".join(f"{n} {k}" for k, n in sorted(summary.stale_removed.items()))
+            if summary.stale_removed
+            else ""
+        )
     )

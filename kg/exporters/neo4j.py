@@ -73,6 +73,7 @@ class LoadSummary:
     rows: Counter = field(default_factory=Counter)
     papers_new: int = 0
     papers_reloaded: int = 0
+    stale_removed: Counter = field(default_factory=Counter)
 
     @property
     def created(self) -> int:
@@ -231,6 +232,96 @@ def _recount_entities(driver, database, label: str, keys: list[str], size: int) 
         _run_write(driver, database, query, batch)
 
 
+def _drop_stale(
+    driver, database, G: nx.MultiDiGraph, reloaded: set[str], summary: LoadSummary
+) -> dict[str, set[str]]:
+    """Remove what reloaded papers no longer say: their mentions, proposals and results
+    missing from this build, and their support of shared relations this build does not
+    repeat. Return the keys of entities whose counts changed, by label."""
+    touched: dict[str, set[str]] = defaultdict(set)
+    paper_ids = sorted(G.nodes[p]["paper_id"] for p in reloaded)
+    ids = set(paper_ids)
+    fresh_edges = {(u, k, v) for u, v, k in G.edges(keys=True)}
+    for rtype in ("MENTIONS", "PROPOSES"):
+        for label in ENTITY_LABELS:
+            records, _, _ = driver.execute_query(
+                f"UNWIND $ids AS id MATCH (p:Paper {{paper_id: id}})-[r:{rtype}]->(e:{label}) "
+                "RETURN p.key AS p, e.key AS e",
+                ids=paper_ids,
+                database_=database,
+            )
+            stale = [r.data() for r in records if (r["p"], rtype, r["e"]) not in fresh_edges]
+            if stale:
+                _run_write(
+                    driver,
+                    database,
+                    f"UNWIND $rows AS row MATCH (p:Paper {{key: row.p}})-[r:{rtype}]->"
+                    f"(e:{label} {{key: row.e}}) DELETE r",
+                    stale,
+                )
+                touched[label].update(r["e"] for r in stale)
+                summary.stale_removed[rtype] += len(stale)
+    results = {n for n, d in G.nodes(data=True) if d["label"] == "Result"}
+    records, _, _ = driver.execute_query(
+        "UNWIND $ids AS id MATCH (p:Paper {paper_id: id})-[:REPORTS]->(r:Result) "
+        "RETURN r.key AS key",
+        ids=paper_ids,
+        database_=database,
+    )
+    stale_results = [r["key"] for r in records if r["key"] not in results]
+    if stale_results:
+        _run_write(
+            driver,
+            database,
+            "UNWIND $rows AS k MATCH (r:Result {key: k}) DETACH DELETE r",
+            stale_results,
+        )
+        summary.stale_removed["Result"] += len(stale_results)
+    for rtype, ends in EDGE_ENDS.items():
+        for a, b in ends:
+            if a in _PER_PAPER_SOURCES:
+                continue
+            records, _, _ = driver.execute_query(
+                f"MATCH (x:{a})-[r:{rtype}]->(y:{b}) "
+                "WHERE any(p IN r.papers WHERE p IN $ids) "
+                "RETURN x.key AS u, y.key AS v, r.papers AS papers, r.evidence AS evidence",
+                ids=paper_ids,
+                database_=database,
+            )
+            rows, gone = [], []
+            for rec in records:
+                key = (rec["u"], rtype, rec["v"])
+                kept = (
+                    set(G.edges[key[0], key[2], rtype]["papers"]) if key in fresh_edges else set()
+                )
+                stale = {p for p in rec["papers"] if p in ids} - kept
+                if not stale:
+                    continue
+                papers = [p for p in rec["papers"] if p not in stale]
+                if not papers:
+                    gone.append({"u": rec["u"], "v": rec["v"]})
+                    continue
+                evidence = json.loads(rec["evidence"] or "[]")
+                evidence = [e for e in evidence if e.get("paper") not in stale]
+                props = {
+                    "papers": papers,
+                    "support": len(papers),
+                    "evidence": json.dumps(evidence, ensure_ascii=False),
+                }
+                rows.append({"u": rec["u"], "v": rec["v"], "props": props})
+            match = (
+                f"UNWIND $rows AS row MATCH (x:{a} {{key: row.u}})-[r:{rtype}]->"
+                f"(y:{b} {{key: row.v}}) "
+            )
+            if rows:
+                _run_write(driver, database, match + "SET r += row.props", rows)
+            if gone:
+                _run_write(driver, database, match + "DELETE r", gone)
+            if rows or gone:
+                summary.stale_removed[rtype] += len(rows) + len(gone)
+    return touched
+
+
 def load_neo4j(
     G: nx.MultiDiGraph,
     driver,
@@ -238,9 +329,13 @@ def load_neo4j(
     database: str | None = None,
     batch_size: int = DEFAULT_BATCH,
     on_batch: Callable[[str, int], None] | None = None,
+    replace: bool = False,
 ) -> LoadSummary:
     """Merge ``G`` into the Neo4j database behind ``driver``; return what was written.
 
+    With ``replace``, papers already in the database take exactly this build's
+    extraction: their mentions, proposals, results and relation support that this build
+    no longer has are removed (this scans the relationships those papers support).
     ``on_batch(step, n)`` is called after each batch of ``n`` rows (for progress bars).
     """
     if batch_size < 1:
@@ -262,6 +357,7 @@ def load_neo4j(
         known.update(r["key"] for r in records)
     summary.papers_reloaded = len(known)
     summary.papers_new = len(paper_keys) - len(known)
+    touched = _drop_stale(driver, database, G, known, summary) if known and replace else {}
 
     for label in ("Paper", "Result"):
         query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
@@ -314,6 +410,7 @@ def load_neo4j(
 
     for label in ENTITY_LABELS:
         keys = [d["key"] for d in by_label.get(label, [])]
+        keys += sorted(touched.get(label, set()) - set(keys))
         _recount_entities(driver, database, label, keys, batch_size)
     return summary
 
