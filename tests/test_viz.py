@@ -82,6 +82,8 @@ def test_viz_in_chromium_on_the_sample(sample_build):
     assert seen["errors"] == []
     assert seen["dataNodes"] == entities
     assert seen["drawn"] == seen["shownCount"] == entities  # every entity drawn
+    metrics = sum(1 for _, d in G.nodes(data=True) if d["label"] == "Metric")
+    assert seen["withoutMetrics"] == entities - metrics  # the type filter hides them
     assert seen["matches"][0].startswith("ImageNet (Dataset, 5)")
     assert seen["selected"] == ["ImageNet"]
     assert "named in 5 paper(s)" in seen["details"]

@@ -1,7 +1,8 @@
 // Open a page written by `kg viz` in headless Chromium, count the nodes drawn, search for
 // an entity, click it, and read the details panel. Environment: KG_VIZ_FILE (the HTML),
 // KG_SEARCH (text to search), KG_SCREENSHOT (PNG path), CHROMIUM (default /usr/bin/chromium).
-// Prints one JSON line: {"drawn", "shownCount", "dataNodes", "matches", "details", "errors"}.
+// Prints one JSON line: {"drawn", "shownCount", "withoutMetrics", "dataNodes", "matches",
+// "selected", "details", "marks", "errors"}.
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
 
@@ -24,6 +25,9 @@ try {
   const drawn = await page.evaluate(() => window.kgViz.cy.nodes(':visible').length);
   const dataNodes = await page.evaluate(() => window.kgViz.data.nodes.length);
   const shownCount = Number(await page.locator('#shown').getAttribute('data-count'));
+  await page.locator('#types input[data-type="Metric"]').uncheck();
+  const withoutMetrics = await page.evaluate(() => window.kgViz.cy.nodes().length);
+  await page.locator('#types input[data-type="Metric"]').check();
   await page.fill('#search', env.KG_SEARCH);
   const matches = await page.locator('#matches button').allTextContents();
   await page.locator('#matches button').first().click();
@@ -32,7 +36,9 @@ try {
   const details = await page.locator('#details').innerText();
   const marks = await page.locator('#details mark').allTextContents();
   await page.screenshot({ path: env.KG_SCREENSHOT });
-  console.log(JSON.stringify({ drawn, shownCount, dataNodes, matches, selected, details, marks, errors }));
+  console.log(JSON.stringify({
+    drawn, shownCount, withoutMetrics, dataNodes, matches, selected, details, marks, errors,
+  }));
 } finally {
   await browser.close();
 }
