@@ -1,6 +1,6 @@
 """Build kg/nlp/data/vocab.tsv (gazetteer) and head_priors.json from ml_vocab and SciERC.
 
-Usage: python scripts/build_vocab.py [../shared/datasets/ml_vocab/ml_terms.tsv]
+Usage: python scripts/build_vocab.py [../shared/datasets/ml_vocab/ml_terms.tsv [OUT_DIR]]
 
 The source list (Papers with Code task tables, NLP-progress, NLP-TDMS, SciREX-train names;
 CC BY-SA 4.0 / Apache-2.0) is noisy; this keeps names that look like real names and drops
@@ -109,7 +109,7 @@ def keep(kind: str, term: str, sources: set[str]) -> str | None:
     return None
 
 
-def main(src: Path) -> None:
+def main(src: Path, out: Path = OUT) -> None:
     rows: dict[tuple[str, str], tuple[str, str]] = {}
     with open(src, encoding="utf-8") as fh:
         for row in csv.DictReader(fh, delimiter="\t"):
@@ -119,12 +119,12 @@ def main(src: Path) -> None:
                 continue
             key = (term.lower() if mode == "lower" else term, mode)
             rows.setdefault(key, (kind, term))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as fh:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as fh:
         fh.write("type\tterm\tmatch\n")
         for (_, mode), (kind, term) in sorted(rows.items(), key=lambda kv: (kv[1][0], kv[1][1])):
             fh.write(f"{kind}\t{term}\t{mode}\n")
-    print(f"wrote {len(rows)} terms to {OUT}")
+    print(f"wrote {len(rows)} terms to {out}")
 
 
 def build_head_priors(terms: Path, scierc: Path, out: Path) -> None:
@@ -169,7 +169,8 @@ def _head(word: str) -> str:
 
 if __name__ == "__main__":
     source = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SRC
-    main(source)
+    target = Path(sys.argv[2]) if len(sys.argv) > 2 else OUT.parent
+    main(source, target / "vocab.tsv")
     build_head_priors(
-        source, source.parents[1] / "scierc" / "train.json", OUT.parent / "head_priors.json"
+        source, source.parents[1] / "scierc" / "train.json", target / "head_priors.json"
     )

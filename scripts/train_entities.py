@@ -76,14 +76,18 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=5, help="models averaged")
     parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
+    parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     args = parser.parse_args()
     gold = [json.loads(line) for line in args.gold.open(encoding="utf-8")]
+    if args.limit:
+        gold = gold[: args.limit]
     texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
     nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
     data = examples(nlp, gold, texts)
     labels = Counter(label for _, label in data)
     print(f"{len(data)} candidates from {len(texts)} abstracts: {labels}")
     model = AveragedPerceptron.ensemble(CLASSES, data, seeds=args.seeds, epochs=args.epochs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     model.to_disk(args.out)
     print(f"wrote {args.out} ({len(model.weights)} features)")
 

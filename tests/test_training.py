@@ -1,0 +1,67 @@
+"""The training workflow (training/project.yml) and the artefacts it ships are in step."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT, shared_path
+
+PROJECT = ROOT / "training"
+DATA = ROOT / "kg" / "nlp" / "data"
+
+
+def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
+    from weasel.util import load_project_config  # spaCy projects run on weasel
+
+    config = load_project_config(PROJECT)
+    commands = {c["name"]: c for c in config["commands"]}
+    assert config["workflows"]["all"] == ["convert", "train", "evaluate", "package"]
+    assert set(config["workflows"]["all"]) <= set(commands)
+    for name in ("convert", "train"):
+        script = commands[name]["script"][0]
+        path = script.split()[1]
+        assert (PROJECT / path).resolve().is_file(), script
+
+
+def _run(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
+    terms = shared_path("datasets", "ml_vocab", "ml_terms.tsv")
+    shared_path("datasets", "scierc", "train.json")
+    _run("scripts/build_vocab.py", str(terms), str(tmp_path))
+    for name in ("vocab.tsv", "head_priors.json"):
+        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+
+
+def test_shipped_classifier_is_what_train_builds(tmp_path):
+    gold = shared_path("gold", "train.jsonl")
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    out = tmp_path / "entity_classifier.json"
+    said = _run(
+        "scripts/train_entities.py", "--gold", str(gold), "--abstracts", str(abstracts),
+        "--out", str(out),
+    )  # fmt: skip
+    assert "80 abstracts" in said
+    assert out.read_bytes() == (DATA / "entity_classifier.json").read_bytes()
+
+
+def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
+    from kg.nlp import load_pipeline
+
+    gold = shared_path("gold", "train.jsonl")
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    out = tmp_path / "small.json"
+    _run(
+        "scripts/train_entities.py", "--gold", str(gold), "--abstracts", str(abstracts),
+        "--limit", "5", "--epochs", "2", "--seeds", "1", "--out", str(out),
+    )  # fmt: skip
+    nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": str(out)})
+    doc = nlp("We fine-tune BERT with Low-Rank Adaptation (LoRA) on the SQuAD benchmark.")
+    assert len(doc.spans["kg_entities"]) >= 2
