@@ -13,7 +13,7 @@ from kg.exporters.neo4j import load_neo4j
 from kg.ingest.record import paper_id_for
 from kg.query import LadybugEngine, Neo4jEngine, get_query, list_queries, run_saved
 from kg.query.saved import parse_query
-from tests.conftest import shared_path
+from tests.conftest import EXAMPLES, shared_path
 
 COVERED = {
     "top-proposed-methods",
@@ -114,8 +114,6 @@ def _paragraphs(path) -> list[str]:
 
 
 def _example_paper(word: str) -> str:
-    from tests.conftest import EXAMPLES
-
     return next(paper_id_for(p) for p in _paragraphs(EXAMPLES) if f"{word}," in p)
 
 
@@ -190,15 +188,9 @@ def test_example_answers_hand_checked(example_answers):
     assert proposed == ["StrideTAD"]
     assert {"THUMOS14", "ActionFormer"} <= {r["e"]["name"] for r in drawn}
     (row,) = a["mentions-with-evidence"].records()
-    text = next(p for p in _paragraphs_of_examples() if "BlockLoRA" in p)
+    text = next(p for p in _paragraphs(EXAMPLES) if "BlockLoRA" in p)
     spans = {text[e["start"] : e["end"]] for e in json.loads(row["evidence"])}
     assert spans <= {"LoRA", "Low-Rank Adaptation"} and "LoRA" in spans
-
-
-def _paragraphs_of_examples():
-    from tests.conftest import EXAMPLES
-
-    return _paragraphs(EXAMPLES)
 
 
 def test_sample_answers_hand_checked(sample_answers):

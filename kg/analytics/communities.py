@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from kg.analytics.cooccurrence import cooccurrence_graph
-from kg.analytics.ranking import _entity_graph
+from kg.analytics.ranking import relation_graph
 
 __all__ = ["Community", "communities"]
 
@@ -38,7 +38,7 @@ def communities(
     the names of its ``top`` most-supported members.
     """
     U = cooccurrence_graph(G, types, max_nodes=max_nodes)
-    for u, v, data in _entity_graph(G).edges(data=True):
+    for u, v, data in relation_graph(G).edges(data=True):
         if u in U and v in U:
             w = U[u][v]["weight"] if U.has_edge(u, v) else 0
             U.add_edge(u, v, weight=w + data["weight"])

@@ -9,7 +9,14 @@ import networkx as nx
 
 from kg.graph.model import ENTITY_LABELS
 
-__all__ = ["RankedEntity", "entities", "pagerank", "top_entities", "degree_histogram"]
+__all__ = [
+    "RankedEntity",
+    "entities",
+    "relation_graph",
+    "pagerank",
+    "top_entities",
+    "degree_histogram",
+]
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ def entities(G: nx.MultiDiGraph, type: str | None = None) -> list[str]:
     return [n for n, d in G.nodes(data=True) if d.get("label") in wanted]
 
 
-def _entity_graph(G: nx.MultiDiGraph) -> nx.DiGraph:
+def relation_graph(G: nx.MultiDiGraph) -> nx.DiGraph:
     """The entity-to-entity relations as a weighted DiGraph (weight: supporting papers)."""
     keys = set(entities(G))
     H = nx.DiGraph()
@@ -85,7 +92,7 @@ def top_entities(
     if by == "support":
         score = {k: float(G.nodes[k].get("support", 0)) for k in keys}
     elif by == "pagerank":
-        H = _entity_graph(G)
+        H = relation_graph(G)
         score = pagerank(H)
     else:
         raise ValueError(f"by must be 'support' or 'pagerank', not {by!r}")
@@ -102,6 +109,6 @@ def top_entities(
 
 def degree_histogram(G: nx.MultiDiGraph, type: str | None = None) -> dict[int, int]:
     """Return {degree: number of entities} over entity-to-entity relations (either direction)."""
-    H = _entity_graph(G).to_undirected()
+    H = relation_graph(G).to_undirected()
     keys = entities(G, type)
     return dict(sorted(Counter(H.degree(k) for k in keys).items()))

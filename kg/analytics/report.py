@@ -224,8 +224,7 @@ def _markdown(data: dict[str, Any], plots: dict[str, Path], base: Path) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _html(markdown_data: dict[str, Any], plots: dict[str, Path]) -> str:
-    data = markdown_data
+def _html(data: dict[str, Any], plots: dict[str, Path]) -> str:
 
     def table(header: list[str], rows: list[list[Any]]) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in header)

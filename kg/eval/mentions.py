@@ -72,11 +72,12 @@ def predicted_mentions(
 
     from kg.nlp.extensions import ENTITY_SPANS
 
-    docs = list(docs)
-    texts = [_text(d.tokens) for d in docs]
-    for doc, (_, starts), parsed in zip(
-        docs, texts, nlp.pipe((t for t, _ in texts), batch_size=batch_size), strict=True
-    ):
+    def texts():
+        for doc in docs:
+            text, starts = _text(doc.tokens)
+            yield text, (doc, starts)
+
+    for parsed, (doc, starts) in nlp.pipe(texts(), batch_size=batch_size, as_tuples=True):
         pred = set()
         for span in parsed.spans.get(ENTITY_SPANS, []):
             first = bisect_right(starts, span.start_char) - 1

@@ -21,7 +21,14 @@ import networkx as nx
 
 from kg.errors import ExportError
 from kg.graph.build import MAX_EVIDENCE
-from kg.graph.model import EDGE_ENDS, ENTITY_LABELS, NODE_PROPERTIES, check_edge_type, check_label
+from kg.graph.model import (
+    EDGE_ENDS,
+    ENTITY_LABELS,
+    NODE_LABELS,
+    NODE_PROPERTIES,
+    check_edge_type,
+    check_label,
+)
 from kg.resources import schemas_dir
 
 __all__ = [
@@ -190,7 +197,7 @@ def _edge_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str, str], list[dict[str, 
     return groups
 
 
-def _load_shared_edges(driver, database, rtype, a, b, rows) -> tuple[list, Any]:
+def _load_shared_edges(driver, database, rtype, a, b, rows):
     """Merge relations shared by papers: union of papers, per-paper evidence replaced."""
     read = (
         f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}})-[r:{rtype}]->(b:{b} {{key: row.v}}) "
@@ -213,8 +220,7 @@ def _load_shared_edges(driver, database, rtype, a, b, rows) -> tuple[list, Any]:
             merged = _merged_edge(old, row["props"])
             if old is None or any(merged[k] != old.get(k) for k in ("papers", "evidence")):
                 changed.append({"u": row["u"], "v": row["v"], "props": merged})
-        counters = tx.run(write, rows=changed).consume().counters if changed else None
-        return changed, counters
+        return tx.run(write, rows=changed).consume().counters if changed else None
 
     with driver.session(database=database) as session:
         return session.execute_write(work)
@@ -401,7 +407,7 @@ def load_neo4j(
                 )
                 counters = _run_write(driver, database, query, batch)
             else:
-                _, counters = _load_shared_edges(driver, database, rtype, a, b, batch)
+                counters = _load_shared_edges(driver, database, rtype, a, b, batch)
             if counters is not None:
                 _add_counters(summary, counters, rtype, node=False)
             summary.rows[rtype] += len(batch)
@@ -418,7 +424,7 @@ def load_neo4j(
 def database_counts(driver, database: str | None = None) -> dict[str, int]:
     """Return the number of nodes per kg label and relationships per type in the database."""
     out: dict[str, int] = {}
-    for label in (*("Paper",), *ENTITY_LABELS, "Result"):
+    for label in NODE_LABELS:
         records, _, _ = driver.execute_query(
             f"MATCH (n:{label}) RETURN count(n) AS n", database_=database
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -138,17 +138,7 @@ def list_queries(directory: str | Path | None = None) -> list[SavedQuery]:
     out = []
     for name, path in sorted(base.items()):
         query = parse_query(name, path.read_text(encoding="utf-8"), path)
-        out.append(
-            SavedQuery(
-                query.name,
-                query.title,
-                query.answers,
-                query.params,
-                query.text,
-                variants.get(name, {}),
-                path,
-            )
-        )
+        out.append(replace(query, variants=variants.get(name, {})))
     return out
 
 

@@ -96,7 +96,7 @@ def viz_data(
                 continue
             paper = G.nodes[p]
             pid = paper["paper_id"]
-            mentioning.append(pid)
+            mentioning.append((pid, p))
             if len(evidence) < evidence_per_node and data.get("evidence"):
                 ev = data["evidence"][0]
                 text, s, e = _sentence(
@@ -108,8 +108,8 @@ def viz_data(
                 )
                 evidence.append({"paper": pid, "text": text, "start": s, "end": e})
         mentioning.sort()
-        for pid in mentioning[:papers_per_node]:
-            paper = G.nodes[f"paper:{pid}"]
+        for pid, pkey in mentioning[:papers_per_node]:
+            paper = G.nodes[pkey]
             papers.setdefault(
                 pid, {"title": paper.get("title") or "", "url": paper.get("url") or ""}
             )
@@ -120,7 +120,7 @@ def viz_data(
                 "type": node["label"],
                 "support": node.get("support", 0),
                 "aliases": list(node.get("aliases") or []),
-                "papers": mentioning[:papers_per_node],
+                "papers": [pid for pid, _ in mentioning[:papers_per_node]],
                 "evidence": evidence,
                 "rank": rank,
                 "x": round(pos[key][0] * scale, 1),

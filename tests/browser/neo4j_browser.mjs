@@ -3,14 +3,10 @@
 // Environment: KG_BROWSER_URL, KG_BOLT_URL, NEO4J_PASSWORD, KG_QUERY (Cypher),
 // KG_PARAMS (JSON object), KG_SCREENSHOT (PNG path), CHROMIUM (default /usr/bin/chromium).
 // Prints one JSON line: {"nodes": N, "relationships": M, "errors": [...]}.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -3,15 +3,11 @@
 // KG_SEARCH (text to search), KG_SCREENSHOT (PNG path), CHROMIUM (default /usr/bin/chromium).
 // Prints one JSON line: {"drawn", "shownCount", "withoutMetrics", "dataNodes", "matches",
 // "selected", "details", "marks", "errors"}.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -1,14 +1,10 @@
 // Time a `kg viz` page in headless Chromium: load until drawn, search + click, zoom.
 // Usage: KG_VIZ_FILE=graph.html KG_SEARCH=text node viz_timing.mjs   (prints JSON)
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors = [];
