@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, default=SHARED / "gold/train.jsonl")
     parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
     parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--seeds", type=int, default=5, help="models averaged")
+    parser.add_argument("--seeds", type=int, default=15, help="models averaged")
     parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     args = parser.parse_args()

@@ -41,6 +41,12 @@ def test_factory_registrations_are_exactly_kg_components():
         ("We use Low-Rank Adaptation (LoRA) here.", "LoRA", "Low-Rank Adaptation"),
         ("Temporal action detection (TAD) is hard.", "TAD", "Temporal action detection"),
         ("large language models (LLMs) are big", "LLMs", "large language models"),
+        (
+            "we apply Non-negative Tensor Factorization (NTF) to",
+            "NTF",
+            "Non-negative Tensor Factorization",
+        ),
+        ("We present QuRo (Query Routing Optimizer), a router.", "QuRo", "Query Routing Optimizer"),
     ],
 )
 def test_abbreviations_find_pairs(text, short, long):
@@ -63,6 +69,42 @@ def test_abbreviations_component_marks_later_uses():
         doc.text[i["long"][0] : i["long"][1]] == "Model Inversion Attacks"
         for i in doc._.kg_abbreviations
     )
+
+
+def test_abbreviations_short_form_first_needs_matching_letters():
+    assert find_abbreviations("We train BERT (a strong encoder) on text.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "token"),
+    [
+        ("We test on CityScenes-5K.", "CityScenes-5K"),
+        ("Pretrained on ImageNet-21K and tuned", "ImageNet-21K"),
+        ("It runs Falcon-40B.", "Falcon-40B"),
+    ],
+)
+def test_tokenizer_keeps_sized_names_whole(nlp, text, token):
+    assert token in [t.text for t in nlp.make_doc(text)]
+
+
+def test_tokenizer_still_splits_units_and_percentages(nlp):
+    words = [t.text for t in nlp.make_doc("It gains 3-5% with 10K samples.")]
+    assert words[2:] == ["3", "-", "5", "%", "with", "10", "K", "samples", "."]
+
+
+def test_mentions_cover_whole_hyphenated_words(nlp):
+    doc = nlp("We compare zeta-mini-7b with Rho-as-a-Service on new data.")
+    texts = {s.text for s in doc.spans["kg_entities"]}
+    assert "zeta-mini-7b" in texts
+    assert not texts & {"mini-7b", "Rho", "as-a-Service"}
+
+
+def test_unnamed_proposal_after_a_macro_object(nlp):
+    doc = nlp(
+        clean_text(r"We propose {\mname}, a plug-and-play distillation framework that is fast.")
+    )
+    proposed = {doc.text[s:e] for s, e, _ in doc._.kg_proposed}
+    assert proposed == {"plug-and-play distillation framework"}
 
 
 def test_text_clean_keeps_offsets():

@@ -16,7 +16,7 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
 
     config = load_project_config(PROJECT)
     commands = {c["name"]: c for c in config["commands"]}
-    assert config["workflows"]["all"] == ["convert", "train", "evaluate", "package"]
+    assert config["workflows"]["all"] == ["convert", "train", "package", "evaluate"]
     assert set(config["workflows"]["all"]) <= set(commands)
     for name in ("convert", "train"):
         script = commands[name]["script"][0]

@@ -18,6 +18,7 @@ from kg.nlp.extensions import doc_data
 __all__ = ["AbbreviationDetector", "find_long_form", "is_short_form", "find_abbreviations"]
 
 _PAREN = re.compile(r"\(([^()]{1,20})\)")
+_SHORT_FIRST = re.compile(r"(?<![\w-])([A-Za-z][\w.-]{1,9}) \(([^()]{5,120})\)")
 
 
 def is_short_form(text: str) -> bool:
@@ -67,6 +68,8 @@ def find_long_form(short: str, before: str) -> int | None:
         s_index -= 1
         l_index -= 1
     start = l_index + 1
+    while start > 1 and window[start - 1] == "-" and window[start - 2].isalnum():
+        start = window.rfind(" ", 0, start - 1) + 1  # the whole word: "Non-negative"
     long_form = window[start:]
     if len(long_form.split()) < 1 or len(long_form) <= len(short):
         return None
@@ -96,7 +99,15 @@ def find_abbreviations(text: str) -> list[tuple[tuple[int, int], tuple[int, int]
             continue
         s_start = match.start(1) + inner.index(short)
         pairs.append(((s_start, s_start + len(short)), (start, len(before.rstrip()))))
-    return pairs
+    for match in _SHORT_FIRST.finditer(text):  # "PAVe (Personalized Agentic Vehicular Routing)"
+        short, inner = match.group(1), match.group(2)
+        if not is_short_form(short) or len(inner.split()) < 2:
+            continue
+        inner = inner.rstrip()
+        if find_long_form(short, inner + " ") != 0:
+            continue
+        pairs.append((match.span(1), (match.start(2), match.start(2) + len(inner))))
+    return sorted(pairs)
 
 
 class AbbreviationDetector(KgComponent):

@@ -97,48 +97,55 @@ class ProposalFinder(KgComponent):
         if not objects:
             for prep in (c for c in verb.children if c.dep_ in {"prep", "prt"}):
                 objects += [c for c in prep.children if c.dep_ == "pobj"]
-        for obj in objects[:1]:
-            subtree = doc[obj.left_edge.i : obj.right_edge.i + 1]
-            end = min(subtree.end, verb.i + 1 + self.window)
-            clauses = {
-                t.i for c in obj.children if c.dep_ in {"relcl", "acl", "prep"} for t in c.subtree
-            }
-            inside = [
-                m
-                for m in mentions
-                if m.start >= subtree.start and m.end <= end and m.root.i not in clauses
-            ]
-            if not inside:  # "we propose {\\mname}, a plug-and-play framework"
-                appos = [c for c in obj.children if c.dep_ == "appos"]
-                if appos:
-                    obj = appos[0]
-            if inside:
-                named = [m for m in inside if is_named(m, info)]
-                if named and named[0] is not inside[0]:
-                    inside = named + [m for m in inside if m is not named[0]]
-                mark(inside[0], "propose")
-                for extra in inside[1:]:
-                    if extra.label_ == inside[0].label_ and _joined_by_and(doc, inside[0], extra):
-                        mark(extra, "propose")
-                continue
-            chunk = doc[obj.left_edge.i : obj.i + 1]
-            span = content_tokens(chunk, self.lexicon)
-            if span is None or len(span) > 6 or len(span) < 2:
-                continue
-            label = phrase_type(span, self.lexicon) or "Method"
-            if label not in {"Method", "Dataset"}:
-                continue
-            new = Span(doc, span.start, span.end, label=label)
-            if any(m.start < new.end and new.start < m.end for m in mentions):
-                continue
-            mentions.append(new)
-            info[f"{new.start_char}:{new.end_char}"] = {
-                "rule": f"{self.name}.unnamed",
-                "confidence": 0.5,
-                "benchmark": False,
-                "group": None,
-            }
-            mark(new, "unnamed")
+        for obj in objects[:2]:  # "we propose {\\mname}, a plug-and-play framework": 2 objects
+            if self._mark_one(doc, verb, obj, mentions, mark, info):
+                return
+
+    def _mark_one(self, doc: Doc, verb, obj, mentions: list[Span], mark, info: dict) -> bool:
+        """Mark the proposal an object phrase names; return whether one was found."""
+        subtree = doc[obj.left_edge.i : obj.right_edge.i + 1]
+        end = min(subtree.end, verb.i + 1 + self.window)
+        clauses = {
+            t.i for c in obj.children if c.dep_ in {"relcl", "acl", "prep"} for t in c.subtree
+        }
+        inside = [
+            m
+            for m in mentions
+            if m.start >= subtree.start and m.end <= end and m.root.i not in clauses
+        ]
+        if not inside:  # "we propose {\\mname}, a plug-and-play framework"
+            appos = [c for c in obj.children if c.dep_ == "appos"]
+            if appos:
+                obj = appos[0]
+        if inside:
+            named = [m for m in inside if is_named(m, info)]
+            if named and named[0] is not inside[0]:
+                inside = named + [m for m in inside if m is not named[0]]
+            mark(inside[0], "propose")
+            for extra in inside[1:]:
+                if extra.label_ == inside[0].label_ and _joined_by_and(doc, inside[0], extra):
+                    mark(extra, "propose")
+            return True
+        chunk = doc[obj.left_edge.i : obj.i + 1]
+        span = content_tokens(chunk, self.lexicon)
+        words = 0 if span is None else sum(1 for t in span if t.text != "-")
+        if span is None or len(span) < 2 or words > 6:
+            return False
+        label = phrase_type(span, self.lexicon) or "Method"
+        if label not in {"Method", "Dataset"}:
+            return False
+        new = Span(doc, span.start, span.end, label=label)
+        if any(m.start < new.end and new.start < m.end for m in mentions):
+            return False
+        mentions.append(new)
+        info[f"{new.start_char}:{new.end_char}"] = {
+            "rule": f"{self.name}.unnamed",
+            "confidence": 0.5,
+            "benchmark": False,
+            "group": None,
+        }
+        mark(new, "unnamed")
+        return True
 
 
 _SELF_NOUNS = {
