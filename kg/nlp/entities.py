@@ -32,6 +32,7 @@ from kg.nlp.phrases import (
     normalise_form,
     phrase_type,
     sentence_of,
+    whole_words,
 )
 from kg.nlp.vocabulary import Gazetteer, Lexicon
 from kg.resources import nlp_data_dir
@@ -180,27 +181,6 @@ _NOT_NAMES = {
 }
 
 
-def whole_words(doc: Doc, cand: Candidate) -> Candidate:
-    """Return ``cand`` widened to whole hyphen-joined words ("oss-120b" -> "gpt-oss-120b",
-    "Thoughts" -> "Thoughts-as-Planning"), so no mention starts or ends inside a word."""
-    start, end = cand.start, cand.end
-
-    def glued(left: int) -> bool:  # tokens left and left+1 touch and one of them is "-"
-        return not doc[left].whitespace_ and "-" in (doc[left].text, doc[left + 1].text)
-
-    while start > 0 and glued(start - 1) and doc[start - 1].text != "(":
-        start -= 1
-    while end < len(doc) and glued(end - 1) and doc[end].text not in {")", ",", "."}:
-        end += 1
-    while start < end and doc[start].text == "-":
-        start += 1
-    while end > start and doc[end - 1].text == "-":
-        end -= 1
-    if (start, end) == (cand.start, cand.end) or not 0 < end - start <= 12:
-        return cand
-    return replace(cand, start=start, end=end)
-
-
 class EntityRecognizer(KgComponent):
     """Find Method, Task, Dataset and Metric mentions.
 
@@ -262,7 +242,13 @@ class EntityRecognizer(KgComponent):
             + self._from_names(doc)
             + self._from_noun_chunks(doc)
         )
-        return [c for c in (whole_words(doc, c) for c in found) if self._keep(doc, c)]
+        out = []
+        for cand in found:
+            span = whole_words(doc[cand.start : cand.end])
+            cand = replace(cand, start=span.start, end=span.end)
+            if self._keep(doc, cand):
+                out.append(cand)
+        return out
 
     def process(self, doc: Doc) -> None:
         if self.classifier is not None:
@@ -303,9 +289,9 @@ class EntityRecognizer(KgComponent):
                 label, margin = trusted[0].label, 1.0
             elif margin <= 0:
                 label = "O"
-            listed = [c for c in cands if c.rule == "gazetteer" and c.label in scores]
-            if label != "O" and listed:  # a listed name keeps its listed type
-                label = listed[0].label
+            listed = next((c.label for c in cands if c.rule == "gazetteer"), None)
+            if label != "O" and listed in scores:  # a listed name keeps its listed type
+                label = listed
             best = max(cands, key=lambda c: _PRIORITY.get(c.rule, 1))
             if best.group and best.rule == "abbreviation" and span.text == best.group:
                 long_label[best.group] = label
@@ -419,9 +405,7 @@ class EntityRecognizer(KgComponent):
                     variants.append(span[1:])  # "trained Transformers" -> "Transformers"
             seen: set[tuple[int, int]] = set()  # ordered and unique, so training is repeatable
             for span in variants:
-                if span is not None:
-                    cand = whole_words(doc, Candidate(span.start, span.end, "O", "chunk"))
-                    span = doc[cand.start : cand.end]
+                span = whole_words(span) if span is not None else None
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
                 if (span.start, span.end) in seen or any(

@@ -204,6 +204,26 @@ def content_tokens(span: Span, lexicon: Lexicon) -> Span | None:
     return doc[start:end] if end > start else None
 
 
+def whole_words(span: Span) -> Span:
+    """Return ``span`` widened to whole hyphen-joined words ("oss-120b" -> "gpt-oss-120b",
+    "Thoughts" -> "Thoughts-as-Planning"), so no mention starts or ends inside a word."""
+    doc = span.doc
+    start, end = span.start, span.end
+
+    def glued(left: int) -> bool:  # tokens left and left+1 touch and one of them is "-"
+        return not doc[left].whitespace_ and "-" in (doc[left].text, doc[left + 1].text)
+
+    while start > 0 and glued(start - 1) and doc[start - 1].text != "(":
+        start -= 1
+    while end < len(doc) and glued(end - 1) and doc[end].text not in {")", ",", "."}:
+        end += 1
+    while start < end and doc[start].text == "-":
+        start += 1
+    while end > start and doc[end - 1].text == "-":
+        end -= 1
+    return doc[start:end] if 0 < end - start <= 12 else span
+
+
 def light_trim(span: Span) -> Span | None:
     """Trim only determiners, pronouns and punctuation from the left ("a two-stage X")."""
     start, end = span.start, span.end
