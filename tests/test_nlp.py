@@ -10,7 +10,7 @@ from kg.ingest import Record
 from kg.nlp import extract
 from kg.nlp.abbreviations import find_abbreviations, find_long_form
 from kg.nlp.extensions import ENTITY_SPANS
-from kg.nlp.phrases import is_name_like
+from kg.nlp.phrases import inner_phrases, is_name_like, light_trim
 from kg.nlp.results import find_numbers
 from kg.nlp.text import clean_text
 
@@ -97,6 +97,27 @@ def test_mentions_cover_whole_hyphenated_words(nlp):
     texts = {s.text for s in doc.spans["kg_entities"]}
     assert "zeta-mini-7b" in texts
     assert not texts & {"mini-7b", "Rho", "as-a-Service"}
+
+
+def test_inner_phrases_of_a_noun_phrase(nlp):
+    doc = nlp("Several continual learning methods fail.")
+    chunk = next(c for c in doc.noun_chunks if "methods" in c.text)
+    inner = {s.text for s in inner_phrases(light_trim(chunk))}
+    assert {"continual learning", "learning methods", "learning"} <= inner
+    assert chunk.text not in inner
+    doc = nlp("We report few-shot results.")
+    chunk = next(c for c in doc.noun_chunks if "results" in c.text)
+    assert "shot results" not in {s.text for s in inner_phrases(light_trim(chunk))}
+
+
+def test_metrics_are_not_tied_to_a_task_named_elsewhere(nlp):
+    doc = nlp(
+        clean_text(
+            "We propose StrideNet for temporal action detection. "
+            "It runs fast. The accuracy of StrideNet is high."
+        )
+    )
+    assert not [r for r in doc._.kg_relations if r["type"] == "MEASURED_BY"]
 
 
 def test_unnamed_proposal_after_a_macro_object(nlp):

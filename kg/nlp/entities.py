@@ -27,6 +27,7 @@ from kg.nlp.phrases import (
     SentenceIndex,
     candidate_features,
     content_tokens,
+    inner_phrases,
     is_name_like,
     light_trim,
     normalise_form,
@@ -403,6 +404,7 @@ class EntityRecognizer(KgComponent):
                     variants.append(span[:-1])  # "image classification tasks"
                 if span[0].tag_ in {"VBN", "VBD"}:
                     variants.append(span[1:])  # "trained Transformers" -> "Transformers"
+            variants += inner_phrases(light_trim(chunk))
             seen: set[tuple[int, int]] = set()  # ordered and unique, so training is repeatable
             for span in variants:
                 span = whole_words(span) if span is not None else None

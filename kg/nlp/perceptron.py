@@ -8,6 +8,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 __all__ = ["AveragedPerceptron"]
 
 
@@ -26,9 +28,24 @@ class AveragedPerceptron:
     def __init__(self, classes: Sequence[str], weights: dict[str, dict[str, float]] | None = None):
         self.classes = list(classes)
         self.weights: dict[str, dict[str, float]] = weights or {}
+        self._rows: dict[str, int] | None = None
+        self._matrix: np.ndarray | None = None
 
     def scores(self, features: Iterable[str]) -> dict[str, float]:
         """Return the score of each class for a feature set."""
+        if self._rows is None or self._matrix is None:
+            self._rows = {feat: k for k, feat in enumerate(self.weights)}
+            self._matrix = np.zeros((len(self._rows) + 1, len(self.classes)))
+            column = {cls: j for j, cls in enumerate(self.classes)}
+            for feat, per_class in self.weights.items():
+                for cls, w in per_class.items():
+                    self._matrix[self._rows[feat], column[cls]] = w
+        rows, unknown = self._rows, len(self._rows)
+        totals = self._matrix[[rows.get(f, unknown) for f in features] or [unknown]].sum(axis=0)
+        return dict(zip(self.classes, totals.tolist(), strict=True))
+
+    def _live_scores(self, features: Iterable[str]) -> dict[str, float]:
+        """Scores from the weights being trained (no cached matrix)."""
         totals = dict.fromkeys(self.classes, 0.0)
         for feat in features:
             for cls, w in self.weights.get(feat, {}).items():
@@ -37,7 +54,10 @@ class AveragedPerceptron:
 
     def predict(self, features: Iterable[str]) -> tuple[str, float]:
         """Return the best class and its margin over the runner-up."""
-        totals = self.scores(features)
+        return self._best(self.scores(features))
+
+    @staticmethod
+    def _best(totals: dict[str, float]) -> tuple[str, float]:
         ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
         margin = ranked[0][1] - ranked[1][1] if len(ranked) > 1 else ranked[0][1]
         return ranked[0][0], margin
@@ -55,7 +75,7 @@ class AveragedPerceptron:
             for feats, gold in data:
                 step += 1
                 self.weights = weights  # predict with current weights
-                guess, _ = self.predict(feats)
+                guess, _ = self._best(self._live_scores(feats))
                 if guess == gold:
                     continue
                 for feat in feats:
@@ -73,6 +93,7 @@ class AveragedPerceptron:
                 if avg:
                     averaged.setdefault(feat, {})[cls] = avg
         self.weights = averaged
+        self._rows = self._matrix = None
 
     @classmethod
     def ensemble(

@@ -4,6 +4,7 @@ head word, name shapes, and the features the candidate classifier scores."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ __all__ = [
     "candidate_features",
     "content_tokens",
     "head_key",
+    "inner_phrases",
     "is_name_like",
     "light_trim",
     "normalise_form",
@@ -62,53 +64,54 @@ def candidate_features(
     """Return the sparse features the entity classifier scores a candidate span by."""
     doc = span.doc
     sentences = sentences or SentenceIndex(doc)
-    sent = sentences.of(span.start)
-    head, first, root = span[-1], span[0], span.root
+    tokens = list(span)
+    head, first, root = tokens[-1], tokens[0], span.root
+    gov = root.head
+    text, lemma, gov_lemma = span.text, head.lemma_.lower(), gov.lemma_.lower()
+    ptype, size = phrase_type(span, lexicon), len(tokens)
     feats = ["bias"]
     for c in cands:
         feats += [f"src={c.rule}", f"src={c.rule}:{c.label}"]
         if c.benchmark:
             feats.append("benchmark_word")
     feats += [
-        f"ptype={phrase_type(span, lexicon)}",
-        f"gaz={gazetteer.type_of(span.text)}",
-        f"head={head.lemma_.lower()}",
+        f"ptype={ptype}",
+        f"gaz={gazetteer.type_of(text)}",
+        f"head={lemma}",
         f"head_suf={head.lower_[-3:]}",
         f"head_pos={head.pos_}",
         f"head_tag={head.tag_}",
         f"first={first.lower_}",
         f"first_pos={first.pos_}",
-        f"len={min(len(span), 6)}",
+        f"len={min(size, 6)}",
         f"dep={root.dep_}",
-        f"gov={root.head.lemma_.lower()}",
-        f"gov_pos={root.head.pos_}",
-        f"dep_gov={root.dep_}_{root.head.lemma_.lower()}",
-        f"count={min(counts[normalise_form(span.text)], 4)}",
-        f"sent0={sent.start == 0}",
+        f"gov={gov_lemma}",
+        f"gov_pos={gov.pos_}",
+        f"dep_gov={root.dep_}_{gov_lemma}",
+        f"count={min(counts[normalise_form(text)], 4)}",
+        f"sent0={sentences.index(span.start) == 0}",
         f"vague_head={head.lower_ in lexicon.vague_heads}",
-        f"name_like={any(is_name_like(t.text) for t in span)}",
-        f"title={all(t.is_title or not t.is_alpha for t in span)}",
-        f"lower={span.text.islower()}",
-        f"digit={any(ch.isdigit() for ch in span.text)}",
-        f"hyphen={'-' in span.text}",
+        f"name_like={any(is_name_like(t.text) for t in tokens)}",
+        f"title={all(t.is_title or not t.is_alpha for t in tokens)}",
+        f"lower={text.islower()}",
+        f"digit={any(ch.isdigit() for ch in text)}",
+        f"hyphen={'-' in text}",
     ]
-    for tok in span[:-1]:
+    for tok in tokens[:-1]:
         feats += [f"mod={tok.lemma_.lower()}", f"mod_pos={tok.pos_}"]
-    lemma = head.lemma_.lower()
     for cls in ("task_heads", "method_heads", "metric_heads", "dataset_heads", "vague_heads"):
         if lemma in getattr(lexicon, cls) or head.lower_ in getattr(lexicon, cls):
             feats.append(f"head_in={cls}")
-            feats.append(f"head_in={cls}_len{min(len(span), 3)}")
-    if len(span) > 1:
+            feats.append(f"head_in={cls}_len{min(size, 3)}")
+    if size > 1:
         feats.append(f"gaz_tail={gazetteer.type_of(span[1:].text)}")
         feats.append(f"gaz_head={gazetteer.type_of(head.text)}")
     feats.append(f"sent_num={sentences.has_number(span.start)}")
-    verb = root.head if root.dep_ in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} else None
-    if verb is not None and verb.dep_ == "prep":
-        feats.append(f"prep_verb={verb.lower_}_{verb.head.lemma_.lower()}")
-    if any(t.lower_ in {"we", "our"} for t in doc[sent.start : span.start]):
+    if root.dep_ in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} and gov.dep_ == "prep":
+        feats.append(f"prep_verb={gov.lower_}_{gov.head.lemma_.lower()}")
+    if sentences.we_before(span.start):
         feats.append("after_we")
-    feats.append(f"ptype_len={phrase_type(span, lexicon)}_{min(len(span), 3)}")
+    feats.append(f"ptype_len={ptype}_{min(size, 3)}")
     prior = (priors or {}).get(head_key(head.text))
     if prior:
         total = sum(prior.values())
@@ -142,6 +145,13 @@ class SentenceIndex:
             for j in range(sent.start, sent.end):
                 self._of[j] = i
         self._numbers = [any(t.like_num for t in s) for s in self.sents]
+        self._we = [t.i for t in doc if t.lower_ in {"we", "our"}]
+
+    def we_before(self, token_i: int) -> bool:
+        """Whether "we" or "our" occurs in the token's sentence before it."""
+        start = self.sents[self._of[token_i]].start
+        k = bisect_left(self._we, start)
+        return k < len(self._we) and self._we[k] < token_i
 
     def index(self, token_i: int) -> int:
         return self._of[token_i]
@@ -235,6 +245,33 @@ def light_trim(span: Span) -> Span | None:
     while end > start and doc[end - 1].pos_ == "PUNCT":
         end -= 1
     return doc[start:end] if end > start else None
+
+
+def inner_phrases(span: Span | None) -> list[Span]:
+    """Return the shorter phrases inside a noun phrase that end at its last word, or at the
+    word before a final noun that follows another noun ("scalable and efficient mechanistic
+    interpretability" -> "mechanistic interpretability", "interpretability"; "continual
+    learning methods" -> "learning methods", "methods", "continual learning", "learning").
+    None starts or ends inside a hyphenated word or at a conjunction."""
+    if span is None:
+        return []
+    doc = span.doc
+    ends = [span.end]
+    if len(span) >= 3 and span[-1].pos_ == "NOUN" and span[-2].pos_ in {"NOUN", "PROPN"}:
+        ends.append(span.end - 1)
+    out = []
+    for end in ends:
+        first = span.start if end < span.end else span.start + 1
+        for start in range(first, end):
+            tok = doc[start]
+            if (
+                tok.pos_ in {"PUNCT", "CCONJ"}
+                or tok.text == "-"
+                or (start > 0 and doc[start - 1].text == "-")
+            ):
+                continue
+            out.append(doc[start:end])
+    return out
 
 
 def phrase_type(span: Span, lexicon: Lexicon) -> str | None:
