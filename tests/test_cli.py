@@ -57,6 +57,11 @@ def test_cli_build_then_cypher_and_eval(tmp_path):
     result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["entities"]["recall"] == 1.0
+    saved = tmp_path / "metrics" / "dev.json"
+    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--save", str(saved)])
+    assert result.exit_code == 0, result.output
+    assert "entities (typed)" in result.output  # the table still prints
+    assert json.loads(saved.read_text())["entities"]["recall"] == 1.0
 
 
 def test_cli_build_reports_bad_input_and_keeps_good_records(tmp_path):

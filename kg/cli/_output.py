@@ -6,6 +6,7 @@ import csv
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -18,6 +19,15 @@ stderr = Console(stderr=True)
 def print_json(data: Any) -> None:
     """Print ``data`` as JSON on stdout."""
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def save_json(data: Any, path: Path | None) -> None:
+    """Write ``data`` as JSON to ``path`` (nothing when ``path`` is None)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        )
 
 
 def progress(items: Iterable, description: str = "Working", total: int | None = None) -> Iterable:

@@ -9,7 +9,7 @@ import typer
 
 from kg.eval import evaluate_files, format_table
 
-from ._output import print_json
+from ._output import print_json, save_json
 
 
 def eval_cmd(
@@ -21,6 +21,9 @@ def eval_cmd(
         bool, typer.Option("--json", help="Print JSON instead of a table.")
     ] = False,
     explain: Annotated[bool, typer.Option(help="List false positives and negatives.")] = False,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
+    ] = None,
 ) -> None:
     """Score a build against gold: entities (typed, untyped, per type), relations, results.
 
@@ -29,6 +32,7 @@ def eval_cmd(
         kg eval ../shared/gold/dev.jsonl --pred out/extractions.jsonl
     """
     scores = evaluate_files(gold, pred, explain=explain)
+    save_json(scores, save)
     if json_out:
         print_json(scores)
         return
@@ -45,6 +49,9 @@ def eval_mentions_cmd(
     ] = "",
     limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
+    ] = None,
 ) -> None:
     """Score kg's entity recognizer at mention level on SciERC or SciREX (typed exact span;
     Material counts as Dataset).
@@ -68,6 +75,7 @@ def eval_mentions_cmd(
     nlp = load_pipeline()
     nlp.max_length = max(nlp.max_length, 5_000_000)  # SciREX documents are whole papers
     scores = score_mentions(predicted_mentions(nlp, docs, batch_size=4))
+    save_json(scores, save)
     if json_out:
         print_json(scores)
         return
