@@ -18,7 +18,6 @@ from collections import Counter
 from pathlib import Path
 
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.phrases import candidate_features, normalise_form
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
@@ -50,22 +49,8 @@ def examples(nlp, gold: list[dict], texts: dict[str, str]) -> list[tuple[list[st
             for form in [ent["name"], *ent.get("aliases", [])]:
                 labels.setdefault(normalise_name(form), ent["type"])
         doc = nlp(clean_text(text))
-        by_span: dict[tuple[int, int], list] = {}
-        for cand in recognizer.candidates(doc) + recognizer._plain_chunks(doc):
-            by_span.setdefault((cand.start, cand.end), []).append(cand)
-        counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
-        for (start, end), cands in by_span.items():
-            span = doc[start:end]
-            label = labels.get(normalise_name(span.text), "O")
-            feats = candidate_features(
-                span,
-                cands,
-                recognizer.lexicon,
-                recognizer.gazetteer,
-                counts,
-                recognizer.head_priors,
-            )
-            data.append((feats, label))
+        for span, _, feats in recognizer.featurised_spans(doc):
+            data.append((feats, labels.get(normalise_name(span.text), "O")))
     return data
 
 

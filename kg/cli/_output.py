@@ -16,18 +16,20 @@ stdout = Console()
 stderr = Console(stderr=True)
 
 
+def _json_text(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
 def print_json(data: Any) -> None:
     """Print ``data`` as JSON on stdout."""
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    print(_json_text(data))
 
 
 def save_json(data: Any, path: Path | None) -> None:
     """Write ``data`` as JSON to ``path`` (nothing when ``path`` is None)."""
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-        )
+        path.write_text(_json_text(data) + "\n", encoding="utf-8")
 
 
 def progress(items: Iterable, description: str = "Working", total: int | None = None) -> Iterable:

@@ -11,6 +11,10 @@ from kg.eval import evaluate_files, format_table
 
 from ._output import print_json, save_json
 
+SaveOption = Annotated[
+    Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
+]
+
 
 def eval_cmd(
     gold: Annotated[Path, typer.Argument(help="Gold JSONL (see ../shared/gold/README.md).")],
@@ -21,9 +25,7 @@ def eval_cmd(
         bool, typer.Option("--json", help="Print JSON instead of a table.")
     ] = False,
     explain: Annotated[bool, typer.Option(help="List false positives and negatives.")] = False,
-    save: Annotated[
-        Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
-    ] = None,
+    save: SaveOption = None,
 ) -> None:
     """Score a build against gold: entities (typed, untyped, per type), relations, results.
 
@@ -49,9 +51,7 @@ def eval_mentions_cmd(
     ] = "",
     limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    save: Annotated[
-        Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
-    ] = None,
+    save: SaveOption = None,
 ) -> None:
     """Score kg's entity recognizer at mention level on SciERC or SciREX (typed exact span;
     Material counts as Dataset).

@@ -197,7 +197,7 @@ def _edge_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str, str], list[dict[str, 
     return groups
 
 
-def _load_shared_edges(driver, database, rtype, a, b, rows):
+def _load_shared_edges(driver, database, rtype, a, b, rows) -> Any:
     """Merge relations shared by papers: union of papers, per-paper evidence replaced."""
     read = (
         f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}})-[r:{rtype}]->(b:{b} {{key: row.v}}) "

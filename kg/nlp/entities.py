@@ -268,20 +268,29 @@ class EntityRecognizer(KgComponent):
             }
         doc.spans[ENTITY_SPANS] = spans
 
-    def _classify(self, doc: Doc) -> list[Candidate]:
-        """Type or reject each candidate span with the trained classifier."""
+    def featurised_spans(self, doc: Doc) -> list[tuple[Span, list[Candidate], list[str]]]:
+        """Return each distinct candidate span (rules and noun-phrase variants) with the
+        candidates that propose it and the features the classifier scores it by."""
         by_span: dict[tuple[int, int], list[Candidate]] = {}
         for cand in self.candidates(doc) + self._plain_chunks(doc):
             by_span.setdefault((cand.start, cand.end), []).append(cand)
         counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
         sentences = SentenceIndex(doc)
-        scored: list[Candidate] = []
-        long_label: dict[str, str] = {}
+        out = []
         for (start, end), cands in by_span.items():
             span = doc[start:end]
             feats = candidate_features(
                 span, cands, self.lexicon, self.gazetteer, counts, self.head_priors, sentences
             )
+            out.append((span, cands, feats))
+        return out
+
+    def _classify(self, doc: Doc) -> list[Candidate]:
+        """Type or reject each candidate span with the trained classifier."""
+        scored: list[Candidate] = []
+        long_label: dict[str, str] = {}
+        for span, cands, feats in self.featurised_spans(doc):
+            start, end = span.start, span.end
             scores = self.classifier.scores(feats)
             label = max((c for c in scores if c != "O"), key=lambda c: (scores[c], c))
             margin = scores[label] - scores["O"] + self.recall_bias
@@ -396,7 +405,8 @@ class EntityRecognizer(KgComponent):
         if not doc.has_annotation("DEP"):
             return out
         for chunk in doc.noun_chunks:
-            variants = [content_tokens(chunk, self.lexicon), light_trim(chunk)]
+            trimmed = light_trim(chunk)
+            variants = [content_tokens(chunk, self.lexicon), trimmed]
             for span in list(variants):
                 if span is None or len(span) < 2:
                     continue
@@ -404,7 +414,7 @@ class EntityRecognizer(KgComponent):
                     variants.append(span[:-1])  # "image classification tasks"
                 if span[0].tag_ in {"VBN", "VBD"}:
                     variants.append(span[1:])  # "trained Transformers" -> "Transformers"
-            variants += inner_phrases(light_trim(chunk))
+            variants += inner_phrases(trimmed)
             seen: set[tuple[int, int]] = set()  # ordered and unique, so training is repeatable
             for span in variants:
                 span = whole_words(span) if span is not None else None

@@ -28,39 +28,30 @@ class AveragedPerceptron:
     def __init__(self, classes: Sequence[str], weights: dict[str, dict[str, float]] | None = None):
         self.classes = list(classes)
         self.weights: dict[str, dict[str, float]] = weights or {}
-        self._rows: dict[str, int] | None = None
-        self._matrix: np.ndarray | None = None
+        self._matrix: tuple[dict[str, int], np.ndarray] | None = None
 
     def scores(self, features: Iterable[str]) -> dict[str, float]:
         """Return the score of each class for a feature set."""
-        if self._rows is None or self._matrix is None:
-            self._rows = {feat: k for k, feat in enumerate(self.weights)}
-            self._matrix = np.zeros((len(self._rows) + 1, len(self.classes)))
-            column = {cls: j for j, cls in enumerate(self.classes)}
-            for feat, per_class in self.weights.items():
-                for cls, w in per_class.items():
-                    self._matrix[self._rows[feat], column[cls]] = w
-        rows, unknown = self._rows, len(self._rows)
-        totals = self._matrix[[rows.get(f, unknown) for f in features] or [unknown]].sum(axis=0)
+        rows, matrix = self._weight_matrix()
+        unknown = len(rows)  # an all-zero row
+        totals = matrix[[rows.get(f, unknown) for f in features] or [unknown]].sum(axis=0)
         return dict(zip(self.classes, totals.tolist(), strict=True))
-
-    def _live_scores(self, features: Iterable[str]) -> dict[str, float]:
-        """Scores from the weights being trained (no cached matrix)."""
-        totals = dict.fromkeys(self.classes, 0.0)
-        for feat in features:
-            for cls, w in self.weights.get(feat, {}).items():
-                totals[cls] += w
-        return totals
 
     def predict(self, features: Iterable[str]) -> tuple[str, float]:
         """Return the best class and its margin over the runner-up."""
-        return self._best(self.scores(features))
+        return _best(self.scores(features))
 
-    @staticmethod
-    def _best(totals: dict[str, float]) -> tuple[str, float]:
-        ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-        margin = ranked[0][1] - ranked[1][1] if len(ranked) > 1 else ranked[0][1]
-        return ranked[0][0], margin
+    def _weight_matrix(self) -> tuple[dict[str, int], np.ndarray]:
+        """The weights as a row per feature and a column per class (built once)."""
+        if self._matrix is None:
+            rows = {feat: k for k, feat in enumerate(self.weights)}
+            matrix = np.zeros((len(rows) + 1, len(self.classes)))
+            column = {cls: j for j, cls in enumerate(self.classes)}
+            for feat, per_class in self.weights.items():
+                for cls, w in per_class.items():
+                    matrix[rows[feat], column[cls]] = w
+            self._matrix = (rows, matrix)
+        return self._matrix
 
     def train(self, data: list[tuple[list[str], str]], *, epochs: int = 10, seed: int = 0) -> None:
         """Fit on ``(features, class)`` pairs; the final weights are averaged over updates."""
@@ -74,8 +65,7 @@ class AveragedPerceptron:
             rng.shuffle(data)
             for feats, gold in data:
                 step += 1
-                self.weights = weights  # predict with current weights
-                guess, _ = self._best(self._live_scores(feats))
+                guess, _ = _best(_dict_scores(weights, self.classes, feats))
                 if guess == gold:
                     continue
                 for feat in feats:
@@ -93,7 +83,7 @@ class AveragedPerceptron:
                 if avg:
                     averaged.setdefault(feat, {})[cls] = avg
         self.weights = averaged
-        self._rows = self._matrix = None
+        self._matrix = None
 
     @classmethod
     def ensemble(
@@ -130,3 +120,21 @@ class AveragedPerceptron:
         """Read a model written by :meth:`to_disk`."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         return cls(data["classes"], data["weights"])
+
+
+def _dict_scores(
+    weights: dict[str, dict[str, float]], classes: Sequence[str], features: Iterable[str]
+) -> dict[str, float]:
+    """Class scores straight from weights that are still being updated."""
+    totals = dict.fromkeys(classes, 0.0)
+    for feat in features:
+        for cls, w in weights.get(feat, {}).items():
+            totals[cls] += w
+    return totals
+
+
+def _best(totals: dict[str, float]) -> tuple[str, float]:
+    """The best class and its margin over the runner-up (ties go to the first name)."""
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    margin = ranked[0][1] - ranked[1][1] if len(ranked) > 1 else ranked[0][1]
+    return ranked[0][0], margin
