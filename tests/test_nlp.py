@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import spacy
+from spacy.tokens import Span
 from spacy.util import registry
 
 from kg.ingest import Record
@@ -11,6 +12,7 @@ from kg.nlp import extract
 from kg.nlp.abbreviations import find_abbreviations, find_long_form
 from kg.nlp.extensions import ENTITY_SPANS
 from kg.nlp.phrases import inner_phrases, is_name_like, light_trim
+from kg.nlp.proposals import _name_after_comma, _proposed_tasks_as_methods
 from kg.nlp.results import find_numbers
 from kg.nlp.text import clean_text
 
@@ -126,6 +128,49 @@ def test_unnamed_proposal_after_a_macro_object(nlp):
     )
     proposed = {doc.text[s:e] for s, e, _ in doc._.kg_proposed}
     assert proposed == {"plug-and-play distillation framework"}
+
+
+def _proposed(doc):
+    return {doc.text[s:e]: rule.split(".")[-1] for s, e, rule in doc._.kg_proposed}
+
+
+def test_proposal_named_after_a_generic_object(nlp):
+    doc = nlp(
+        "In this study, we build a simple baseline method, Frozen Trunk Probing (FTP), "
+        "that isolates the effect of the classifier head."
+    )
+    assert "Frozen Trunk Probing" in _proposed(doc)
+    assert "baseline method" not in _proposed(doc)
+    # the same, read off the words when the parse misses the apposition
+    doc = nlp.make_doc("we build a baseline method, Frozen Trunk Probing (FTP), that works")
+    name = Span(doc, 6, 9, label="Method")
+    info = {f"{name.start_char}:{name.end_char}": {"rule": "kg_entities.abbreviation"}}
+    assert _name_after_comma(doc, 5, [name], info) == name
+    assert _name_after_comma(doc, 4, [name], info) is None
+    assert _name_after_comma(doc, 5, [name], {}) is None  # a descriptive phrase, not a name
+
+
+def test_proposal_in_an_agentless_passive_that_defines_an_acronym(nlp):
+    doc = nlp(
+        "To close this gap, a layer-wise token pruning scheme (LTP) was developed: "
+        "redundant tokens are dropped early."
+    )
+    assert _proposed(doc) == {"layer-wise token pruning scheme": "passive"}
+    doc = nlp("A sparse routing network (SRN) was proposed by earlier work for this task.")
+    assert _proposed(doc) == {}  # someone else's
+
+
+def test_a_proposed_task_is_retyped_as_a_method_with_its_short_form(nlp):
+    doc = nlp.make_doc("We propose Dense Caption Grounding (DCG). DCG is fast.")
+    long_form, short, again = doc[2:5], doc[6:7], doc[9:10]
+    spans = [Span(doc, s.start, s.end, label="Task") for s in (long_form, short, again)]
+    info = {
+        f"{s.start_char}:{s.end_char}": {"rule": "x.abbreviation", "group": long_form.text}
+        for s in spans[:2]
+    }
+    proposed = [[long_form.start_char, long_form.end_char, "x.propose"]]
+    assert [m.label_ for m in _proposed_tasks_as_methods(spans, proposed, info)] == ["Method"] * 3
+    assert [m.label_ for m in _proposed_tasks_as_methods(spans, [], info)] == ["Task"] * 3
 
 
 def test_text_clean_keeps_offsets():

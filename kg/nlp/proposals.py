@@ -60,8 +60,12 @@ class ProposalFinder(KgComponent):
 
         for tok in doc:
             lemma = tok.lemma_.lower()
-            if lemma in _PROPOSE_VERBS and tok.pos_ == "VERB" and _has_we_subject(tok):
-                self._mark_object(doc, tok, mentions, mark, info)
+            if lemma in _PROPOSE_VERBS and tok.pos_ == "VERB":
+                hit = _defined_passive_subject(tok, mentions, info)
+                if hit is not None:
+                    mark(hit, "passive")
+                elif _has_we_subject(tok):
+                    self._mark_object(doc, tok, mentions, mark, info)
             elif tok.lower_ in _NAMING_WORDS and tok.i + 1 < len(doc):
                 hit = _first_mention_from(mentions, tok.i + 1, tok.i + 4)
                 if hit is not None:
@@ -77,6 +81,7 @@ class ProposalFinder(KgComponent):
                         )
                 if hit is not None and hit.label_ in {"Method", "Dataset"}:
                     mark(hit, "our")
+        mentions = _proposed_tasks_as_methods(mentions, proposed, info)
         doc.spans[ENTITY_SPANS] = sorted(mentions, key=lambda s: s.start)
 
     def _mark_object(self, doc: Doc, verb, mentions: list[Span], mark, info: dict) -> None:
@@ -97,6 +102,9 @@ class ProposalFinder(KgComponent):
         if not objects:
             for prep in (c for c in verb.children if c.dep_ in {"prep", "prt"}):
                 objects += [c for c in prep.children if c.dep_ == "pobj"]
+        if not objects:  # "this paper introduces and evaluates PAVe"
+            for conj in (c for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"):
+                objects += [c for c in conj.children if c.dep_ in {"dobj", "obj"}]
         for obj in objects[:2]:  # "we propose {\\mname}, a plug-and-play framework": 2 objects
             if self._mark_one(doc, verb, obj, mentions, mark, info):
                 return
@@ -104,7 +112,8 @@ class ProposalFinder(KgComponent):
     def _mark_one(self, doc: Doc, verb, obj, mentions: list[Span], mark, info: dict) -> bool:
         """Mark the proposal an object phrase names; return whether one was found."""
         subtree = doc[obj.left_edge.i : obj.right_edge.i + 1]
-        end = min(subtree.end, verb.i + 1 + self.window)
+        words = [t.i for t in doc[verb.i + 1 : subtree.end] if not t.is_space]
+        end = words[self.window - 1] + 1 if len(words) >= self.window else subtree.end
         clauses = {
             t.i for c in obj.children if c.dep_ in {"relcl", "acl", "prep"} for t in c.subtree
         }
@@ -113,6 +122,11 @@ class ProposalFinder(KgComponent):
             for m in mentions
             if m.start >= subtree.start and m.end <= end and m.root.i not in clauses
         ]
+        if not any(is_named(m, info) for m in inside):
+            named = _name_after_comma(doc, subtree.end, mentions, info)
+            if named is not None:  # "we develop a baseline method, First Session Adaptation"
+                mark(named, "apposition")
+                return True
         if not inside:  # "we propose {\\mname}, a plug-and-play framework"
             appos = [c for c in obj.children if c.dep_ == "appos"]
             if appos:
@@ -198,6 +212,57 @@ def is_named(mention: Span, info: dict) -> bool:
     """Whether a mention is a coined name or a defined acronym, not a descriptive phrase."""
     rule = info.get(f"{mention.start_char}:{mention.end_char}", {}).get("rule", "")
     return rule.endswith((".abbreviation", ".name", ".title"))
+
+
+def _proposed_tasks_as_methods(mentions: list[Span], proposed: list, info: dict) -> list[Span]:
+    """Return the mentions with a proposed Task retyped as a Method, with its other mentions
+    and its short form: what a paper proposes is a way of doing something, not a task."""
+    keys = {(s, e) for s, e, _ in proposed}
+    names: set[str] = set()
+    for m in mentions:
+        if m.label_ == "Task" and (m.start_char, m.end_char) in keys:
+            names.add(m.text.lower())
+            names.add((info.get(f"{m.start_char}:{m.end_char}", {}).get("group") or "").lower())
+    names.discard("")
+    if not names:
+        return mentions
+    groups = {
+        m: (info.get(f"{m.start_char}:{m.end_char}", {}).get("group") or "").lower()
+        for m in mentions
+    }
+    names |= {m.text.lower() for m in mentions if groups[m] in names}  # the short form
+    out = []
+    for m in mentions:
+        if m.label_ == "Task" and (m.text.lower() in names or groups[m] in names):
+            m = Span(m.doc, m.start, m.end, label="Method")
+        out.append(m)
+    return out
+
+
+def _defined_passive_subject(verb, mentions: list[Span], info: dict) -> Span | None:
+    """Return the subject of an agentless passive ("a ... framework (G-ACT) was developed")
+    when it defines its acronym there: a new name, so the authors' own."""
+    if any(c.dep_ == "agent" or c.lemma_ == "have" for c in verb.children):
+        return None  # "proposed by ...", "have been proposed": someone else's
+    for subject in (c for c in verb.children if c.dep_ == "nsubjpass"):
+        for m in mentions:
+            entry = info.get(f"{m.start_char}:{m.end_char}", {})
+            if (
+                subject in (m.root, m.root.head)
+                and m.label_ in {"Method", "Dataset"}
+                and entry.get("rule", "").endswith(".abbreviation")
+                and entry.get("group") == m.text
+            ):
+                return m
+    return None
+
+
+def _name_after_comma(doc: Doc, i: int, mentions: list[Span], info: dict) -> Span | None:
+    """Return the named mention right after a comma at token ``i``, if there is one."""
+    if i >= len(doc) or doc[i].text != ",":
+        return None
+    hit = _first_mention_from(mentions, i + 1, i + 2)
+    return hit if hit is not None and is_named(hit, info) else None
 
 
 def _first_mention_from(mentions: list[Span], start: int, stop: int) -> Span | None:
