@@ -279,6 +279,8 @@ class EntityRecognizer(KgComponent):
         out = []
         for (start, end), cands in by_span.items():
             span = doc[start:end]
+            if span.text.lower() in self.lexicon.research_fields:
+                continue  # an area of research is neither a technique nor a problem
             feats = candidate_features(
                 span, cands, self.lexicon, self.gazetteer, counts, self.head_priors, sentences
             )
@@ -605,6 +607,8 @@ class EntityRecognizer(KgComponent):
         span = doc[cand.start : cand.end]
         if any(t.is_sent_start for t in span[1:]):
             return False  # never across a sentence boundary
+        if span.text.lower() in self.lexicon.research_fields:
+            return False
         if any(
             t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
             for t in span

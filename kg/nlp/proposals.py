@@ -96,6 +96,8 @@ class ProposalFinder(KgComponent):
                     mark(m, "propose")
                     return
         objects = [c for c in verb.children if c.dep_ in {"dobj", "obj", "attr", "oprd"}]
+        # "in this work, a computational framework was developed": the passive's subject
+        objects = [c for c in verb.children if c.dep_ == "nsubjpass"] or objects
         gerunds = [c for c in verb.children if c.dep_ in {"xcomp", "ccomp"} and c.tag_ == "VBG"]
         if not objects and gerunds:  # "we propose using multiple projection heads"
             objects = [c for c in gerunds[0].children if c.dep_ in {"dobj", "obj"}]
@@ -202,10 +204,10 @@ def _has_we_subject(verb) -> bool:
 def proposed_method(doc: Doc, mentions: list[Span]) -> Span | None:
     """Return the first mention of a Method the paper proposes (``doc._.kg_proposed``)."""
     proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
-    for m in mentions:
-        if m.label_ == "Method" and (m.start_char, m.end_char) in proposed:
-            return m
-    return None
+    found = [m for m in mentions if m.label_ == "Method" and (m.start_char, m.end_char) in proposed]
+    info = doc_data(doc, "kg_mention_info")
+    named = [m for m in found if is_named(m, info)]
+    return (named or found or [None])[0]
 
 
 def is_named(mention: Span, info: dict) -> bool:

@@ -30,6 +30,7 @@ class Lexicon:
     generic_words: frozenset[str]
     vague_heads: frozenset[str]
     generic_acronyms: frozenset[str]
+    research_fields: frozenset[str]
 
 
 @dataclass(frozen=True, eq=False)
