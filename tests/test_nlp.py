@@ -11,8 +11,13 @@ from kg.ingest import Record
 from kg.nlp import extract
 from kg.nlp.abbreviations import find_abbreviations, find_long_form
 from kg.nlp.extensions import ENTITY_SPANS
-from kg.nlp.phrases import inner_phrases, is_name_like, light_trim
-from kg.nlp.proposals import _name_after_comma, _proposed_tasks_as_methods
+from kg.nlp.phrases import content_tokens, inner_phrases, is_name_like, light_trim
+from kg.nlp.proposals import (
+    _name_after_comma,
+    _proposed_tasks_as_methods,
+    is_named,
+    proposed_method,
+)
 from kg.nlp.results import find_numbers
 from kg.nlp.text import clean_text
 
@@ -112,6 +117,14 @@ def test_inner_phrases_of_a_noun_phrase(nlp):
     assert "shot results" not in {s.text for s in inner_phrases(light_trim(chunk))}
 
 
+def test_noun_phrases_are_cut_after_their_last_comma(nlp):
+    doc = nlp("We propose a scalable, hierarchical multi-agent framework for planning.")
+    chunk = next(c for c in doc.noun_chunks if "framework" in c.text)
+    lexicon = nlp.get_pipe("kg_entities").lexicon
+    assert light_trim(chunk).text == "hierarchical multi-agent framework"
+    assert content_tokens(chunk, lexicon).text == "hierarchical multi-agent framework"
+
+
 def test_metrics_are_not_tied_to_a_task_named_elsewhere(nlp):
     doc = nlp(
         clean_text(
@@ -171,6 +184,25 @@ def test_a_proposed_task_is_retyped_as_a_method_with_its_short_form(nlp):
     proposed = [[long_form.start_char, long_form.end_char, "x.propose"]]
     assert [m.label_ for m in _proposed_tasks_as_methods(spans, proposed, info)] == ["Method"] * 3
     assert [m.label_ for m in _proposed_tasks_as_methods(spans, [], info)] == ["Task"] * 3
+
+
+def test_a_name_that_only_describes_something_else_is_not_a_coined_name(nlp):
+    doc = nlp("We build an LLM-driven planner with GraphNet.")
+    modifier, name = doc[3:6], doc[8:9]
+    assert (modifier.text, name.text) == ("LLM-driven", "GraphNet")
+    info = {f"{s.start_char}:{s.end_char}": {"rule": "kg_entities.name"} for s in (modifier, name)}
+    assert not is_named(modifier, info)
+    assert is_named(name, info)
+
+
+def test_the_main_method_is_the_longer_of_two_nested_proposals(nlp):
+    doc = nlp.make_doc("We propose sparse Transformer. Our adaptively sparse Transformer is fast.")
+    short, long_ = Span(doc, 2, 4, label="Method"), Span(doc, 6, 9, label="Method")
+    assert long_.text == "adaptively sparse Transformer"
+    doc._.kg_proposed = [[m.start_char, m.end_char, "x.propose"] for m in (short, long_)]
+    assert proposed_method(doc, [short, long_]) == long_
+    doc._.kg_proposed = [[short.start_char, short.end_char, "x.propose"]]
+    assert proposed_method(doc, [short, long_]) == short
 
 
 def test_text_clean_keeps_offsets():

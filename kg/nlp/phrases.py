@@ -191,9 +191,16 @@ def is_name_like(text: str) -> bool:
     return bool(_NAME_LIKE.match(text))
 
 
+def _after_commas(span: Span) -> int:
+    """Index of the first token after the last comma inside ``span`` (else its start)."""
+    commas = [t.i for t in span if t.text == ","]
+    return commas[-1] + 1 if commas else span.start
+
+
 def content_tokens(span: Span, lexicon: Lexicon) -> Span | None:
-    """Trim determiners, numbers, punctuation and generic adjectives from the left."""
-    start, end = span.start, span.end
+    """Trim determiners, numbers, punctuation and generic adjectives from the left, and
+    what comes before a comma ("scalable, hierarchical framework")."""
+    start, end = _after_commas(span), span.end
     doc = span.doc
     while start < end and (
         doc[start].lower_ in lexicon.generic_words
@@ -235,8 +242,9 @@ def whole_words(span: Span) -> Span:
 
 
 def light_trim(span: Span) -> Span | None:
-    """Trim only determiners, pronouns and punctuation from the left ("a two-stage X")."""
-    start, end = span.start, span.end
+    """Trim only determiners, pronouns and punctuation from the left ("a two-stage X"), and
+    what comes before a comma."""
+    start, end = _after_commas(span), span.end
     doc = span.doc
     while start < end and (
         doc[start].pos_ in {"DET", "PRON", "PUNCT"} or doc[start].tag_ == "PRP$"

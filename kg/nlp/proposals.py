@@ -202,18 +202,30 @@ def _has_we_subject(verb) -> bool:
 
 
 def proposed_method(doc: Doc, mentions: list[Span]) -> Span | None:
-    """Return the first mention of a Method the paper proposes (``doc._.kg_proposed``)."""
+    """Return the Method the paper proposes (``doc._.kg_proposed``): its first coined name,
+    else its first descriptive proposal, or a longer proposal that ends with that one."""
     proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
     found = [m for m in mentions if m.label_ == "Method" and (m.start_char, m.end_char) in proposed]
     info = doc_data(doc, "kg_mention_info")
     named = [m for m in found if is_named(m, info)]
-    return (named or found or [None])[0]
+    main = (named or found or [None])[0]
+    for m in found:  # "sparse Transformer" -> "adaptively sparse Transformer"
+        if main is not None and len(m) > len(main) and m.text.endswith(main.text):
+            main = m
+    return main
+
+
+_MODIFIER_SUFFIXES = {"based", "driven", "guided", "powered", "style", "like", "aware", "assisted"}
 
 
 def is_named(mention: Span, info: dict) -> bool:
-    """Whether a mention is a coined name or a defined acronym, not a descriptive phrase."""
+    """Whether a mention is a coined name or a defined acronym, not a descriptive phrase
+    nor a name that only describes something else ("LLM-driven", "RL-based")."""
     rule = info.get(f"{mention.start_char}:{mention.end_char}", {}).get("rule", "")
-    return rule.endswith((".abbreviation", ".name", ".title"))
+    modifier = mention.root.dep_ == "amod" or (
+        len(mention) > 2 and mention[-2].text == "-" and mention[-1].lower_ in _MODIFIER_SUFFIXES
+    )
+    return rule.endswith((".abbreviation", ".name", ".title")) and not modifier
 
 
 def _proposed_tasks_as_methods(mentions: list[Span], proposed: list, info: dict) -> list[Span]:
