@@ -171,6 +171,8 @@ def test_proposal_in_an_agentless_passive_that_defines_an_acronym(nlp):
     assert _proposed(doc) == {"layer-wise token pruning scheme": "passive"}
     doc = nlp("A sparse routing network (SRN) was proposed by earlier work for this task.")
     assert _proposed(doc) == {}  # someone else's
+    doc = nlp("Spoken dialogue models (SDMs) are designed to answer questions aloud.")
+    assert _proposed(doc) == {}  # a description of a kind of model
 
 
 def test_a_proposed_task_is_retyped_as_a_method_with_its_short_form(nlp):

@@ -259,6 +259,8 @@ def _defined_passive_subject(verb, mentions: list[Span], info: dict) -> Span | N
     if any(c.dep_ == "agent" or c.lemma_ == "have" for c in verb.children):
         return None  # "proposed by ...", "have been proposed": someone else's
     for subject in (c for c in verb.children if c.dep_ == "nsubjpass"):
+        if not any(c.dep_ == "det" for c in subject.children):
+            continue  # "Spoken Language Models (SLMs) are designed to ...": a description
         for m in mentions:
             entry = info.get(f"{m.start_char}:{m.end_char}", {})
             if (
