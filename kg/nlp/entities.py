@@ -279,8 +279,6 @@ class EntityRecognizer(KgComponent):
         out = []
         for (start, end), cands in by_span.items():
             span = doc[start:end]
-            if span.text.lower() in self.lexicon.research_fields:
-                continue  # an area of research is neither a technique nor a problem
             feats = candidate_features(
                 span, cands, self.lexicon, self.gazetteer, counts, self.head_priors, sentences
             )
@@ -422,9 +420,13 @@ class EntityRecognizer(KgComponent):
                 span = whole_words(span) if span is not None else None
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
-                if (span.start, span.end) in seen or any(
-                    t.like_url or "$" in t.text or "\\" in t.text or "http" in t.lower_
-                    for t in span
+                if (
+                    (span.start, span.end) in seen
+                    or span.text.lower() in self.lexicon.research_fields
+                    or any(
+                        t.like_url or "$" in t.text or "\\" in t.text or "http" in t.lower_
+                        for t in span
+                    )
                 ):
                     continue
                 seen.add((span.start, span.end))
@@ -608,7 +610,7 @@ class EntityRecognizer(KgComponent):
         if any(t.is_sent_start for t in span[1:]):
             return False  # never across a sentence boundary
         if span.text.lower() in self.lexicon.research_fields:
-            return False
+            return False  # an area of research is neither a technique nor a problem
         if any(
             t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
             for t in span

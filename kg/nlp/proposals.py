@@ -31,6 +31,7 @@ _PROPOSE_VERBS = {
     "put",
 }
 _NAMING_WORDS = {"dubbed", "called", "named", "termed", "coined", "denoted"}
+_MODIFIER_SUFFIXES = {"based", "driven", "guided", "powered", "style", "like", "aware", "assisted"}
 
 
 class ProposalFinder(KgComponent):
@@ -213,9 +214,6 @@ def proposed_method(doc: Doc, mentions: list[Span]) -> Span | None:
         if main is not None and len(m) > len(main) and m.text.endswith(main.text):
             main = m
     return main
-
-
-_MODIFIER_SUFFIXES = {"based", "driven", "guided", "powered", "style", "like", "aware", "assisted"}
 
 
 def is_named(mention: Span, info: dict) -> bool:
