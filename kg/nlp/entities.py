@@ -20,7 +20,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from kg.nlp.component import KgComponent
-from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import (
     Candidate,
@@ -260,7 +260,7 @@ class EntityRecognizer(KgComponent):
         for cand in chosen:
             span = Span(doc, cand.start, cand.end, label=cand.label)
             spans.append(span)
-            info[f"{span.start_char}:{span.end_char}"] = {
+            info[mention_key(span)] = {
                 "rule": f"{self.name}.{cand.rule}",
                 "confidence": cand.confidence or _CONFIDENCE.get(cand.rule, 0.5),
                 "benchmark": cand.benchmark,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
-__all__ = ["ENTITY_SPANS", "doc_data", "register_extensions"]
+__all__ = ["ENTITY_SPANS", "doc_data", "mention_key", "register_extensions"]
 
 ENTITY_SPANS = "kg_entities"
 """Key in ``doc.spans`` of the scientific entity mentions (label = entity type)."""
@@ -21,6 +21,11 @@ _EXTENSIONS = {
     # [{"head": [s, e], "type": str, "tail": [s, e], "rule": str, "confidence": float}]
     "kg_relations": list,
 }
+
+
+def mention_key(span: Span) -> str:
+    """Return the key of a mention in ``doc._.kg_mention_info``: ``"start_char:end_char"``."""
+    return f"{span.start_char}:{span.end_char}"
 
 
 def register_extensions() -> None:

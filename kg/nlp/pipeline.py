@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 
 from kg.ingest.record import Record, Skipped
 from kg.nlp import abbreviations, entities, proposals, relations, results, tokenizer  # noqa: F401
-from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import clean_text
 from kg.resources import nlp_data_dir
@@ -80,7 +80,7 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
     index: dict[tuple[int, int], int] = {}
     for span in doc.spans.get(ENTITY_SPANS, []):
         key = (span.start_char, span.end_char)
-        meta = info.get(f"{key[0]}:{key[1]}", {})
+        meta = info.get(mention_key(span), {})
         index[key] = len(mentions)
         rule = meta.get("rule", "unknown")
         if key in proposed_rule and not rule.endswith("unnamed"):

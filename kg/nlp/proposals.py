@@ -6,7 +6,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from kg.nlp.component import KgComponent
-from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.phrases import content_tokens, phrase_type
 from kg.nlp.vocabulary import Lexicon
 
@@ -125,17 +125,17 @@ class ProposalFinder(KgComponent):
             for m in mentions
             if m.start >= subtree.start and m.end <= end and m.root.i not in clauses
         ]
-        if not any(is_named(m, info) for m in inside):
-            named = _name_after_comma(doc, subtree.end, mentions, info)
-            if named is not None:  # "we develop a baseline method, First Session Adaptation"
-                mark(named, "apposition")
+        named = [m for m in inside if is_named(m, info)]
+        if not named:
+            after = _name_after_comma(doc, subtree.end, mentions, info)
+            if after is not None:  # "we develop a baseline method, First Session Adaptation"
+                mark(after, "apposition")
                 return True
         if not inside:  # "we propose {\\mname}, a plug-and-play framework"
             appos = [c for c in obj.children if c.dep_ == "appos"]
             if appos:
                 obj = appos[0]
         if inside:
-            named = [m for m in inside if is_named(m, info)]
             if named and named[0] is not inside[0]:
                 inside = named + [m for m in inside if m is not named[0]]
             mark(inside[0], "propose")
@@ -155,7 +155,7 @@ class ProposalFinder(KgComponent):
         if any(m.start < new.end and new.start < m.end for m in mentions):
             return False
         mentions.append(new)
-        info[f"{new.start_char}:{new.end_char}"] = {
+        info[mention_key(new)] = {
             "rule": f"{self.name}.unnamed",
             "confidence": 0.5,
             "benchmark": False,
@@ -219,7 +219,7 @@ def proposed_method(doc: Doc, mentions: list[Span]) -> Span | None:
 def is_named(mention: Span, info: dict) -> bool:
     """Whether a mention is a coined name or a defined acronym, not a descriptive phrase
     nor a name that only describes something else ("LLM-driven", "RL-based")."""
-    rule = info.get(f"{mention.start_char}:{mention.end_char}", {}).get("rule", "")
+    rule = info.get(mention_key(mention), {}).get("rule", "")
     modifier = mention.root.dep_ == "amod" or (
         len(mention) > 2 and mention[-2].text == "-" and mention[-1].lower_ in _MODIFIER_SUFFIXES
     )
@@ -234,14 +234,11 @@ def _proposed_tasks_as_methods(mentions: list[Span], proposed: list, info: dict)
     for m in mentions:
         if m.label_ == "Task" and (m.start_char, m.end_char) in keys:
             names.add(m.text.lower())
-            names.add((info.get(f"{m.start_char}:{m.end_char}", {}).get("group") or "").lower())
+            names.add((info.get(mention_key(m), {}).get("group") or "").lower())
     names.discard("")
     if not names:
         return mentions
-    groups = {
-        m: (info.get(f"{m.start_char}:{m.end_char}", {}).get("group") or "").lower()
-        for m in mentions
-    }
+    groups = {m: (info.get(mention_key(m), {}).get("group") or "").lower() for m in mentions}
     names |= {m.text.lower() for m in mentions if groups[m] in names}  # the short form
     out = []
     for m in mentions:
@@ -260,7 +257,7 @@ def _defined_passive_subject(verb, mentions: list[Span], info: dict) -> Span | N
         if not any(c.dep_ == "det" for c in subject.children):
             continue  # "Spoken Language Models (SLMs) are designed to ...": a description
         for m in mentions:
-            entry = info.get(f"{m.start_char}:{m.end_char}", {})
+            entry = info.get(mention_key(m), {})
             if (
                 subject in (m.root, m.root.head)
                 and m.label_ in {"Method", "Dataset"}
