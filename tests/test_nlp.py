@@ -20,13 +20,16 @@ from kg.nlp.proposals import (
 )
 from kg.nlp.results import find_numbers
 from kg.nlp.text import clean_text
+from tests.conftest import EXAMPLES
 
 
 def test_factory_registrations_are_exactly_kg_components():
     names = {n for n in registry.factories.get_all() if n.startswith("kg_")}
     assert names == {
         "kg_abbreviations",
+        "kg_attribute_ruler",
         "kg_entities",
+        "kg_lemmatizer",
         "kg_proposals",
         "kg_results",
         "kg_relations",
@@ -40,6 +43,59 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.parse_number.v1",
     }
     assert "kg.tokenizer_tweaks.v1" in registry.callbacks.get_all()
+    assert "kg.faster_base_components.v1" in registry.callbacks.get_all()
+
+
+def _token_annotations(nlp, texts):
+    names = [n for n in nlp.pipe_names if not n.startswith("kg_")]
+    with nlp.select_pipes(enable=names):
+        return [
+            [(t.text, t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_) for t in doc]
+            for doc in nlp.pipe(texts)
+        ]
+
+
+def test_faster_base_components_annotate_exactly_like_spacys(nlp):
+    from kg.nlp import load_pipeline
+    from kg.nlp.morphology import IndexedAttributeRuler, MemoLemmatizer
+
+    assert isinstance(nlp.get_pipe("attribute_ruler"), IndexedAttributeRuler)
+    assert isinstance(nlp.get_pipe("lemmatizer"), MemoLemmatizer)
+    assert nlp.get_pipe("attribute_ruler")._pattern_index() is not None  # no silent fallback
+    spacys = load_pipeline(overrides={"nlp.after_pipeline_creation": None})
+    assert type(spacys.get_pipe("attribute_ruler")).__name__ == "AttributeRuler"
+    texts = [clean_text(t) for t in EXAMPLES.read_text(encoding="utf-8").split("\n\n")]
+    texts += ["I can't say he'd won't, y' know; nothin' is 'cause o' them.  Done ."]
+    ours = _token_annotations(nlp, texts)
+    assert ours == _token_annotations(spacys, texts)
+    assert ours == _token_annotations(nlp, texts)  # and again, from what it remembered
+
+
+def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
+    from kg.nlp.morphology import IndexedAttributeRuler
+
+    ruler = IndexedAttributeRuler(nlp.vocab, "rules")
+    ruler.add_patterns(
+        [
+            {"patterns": [[{"LOWER": "deep"}, {"LOWER": "learning"}]], "attrs": {"TAG": "X1"}},
+            {"patterns": [[{"TAG": "NN", "OP": "+"}]], "attrs": {"TAG": "X2"}},
+        ]
+    )
+    assert ruler._pattern_index() is None  # "OP" is beyond the index
+    doc = ruler(nlp.make_doc("deep learning works"))
+    assert [t.tag_ for t in doc] == ["X1", "", ""]
+    ruler = IndexedAttributeRuler(nlp.vocab, "rules")
+    ruler.add_patterns(
+        [
+            {
+                "patterns": [[{"LOWER": "deep"}, {"LOWER": {"REGEX": "^learn"}}]],
+                "attrs": {"TAG": "X1"},
+            }
+        ]
+    )
+    assert ruler._pattern_index() is not None
+    doc = ruler(nlp.make_doc("deep learning and deep nets"))
+    assert [t.tag_ for t in doc] == ["X1", "", "", "", ""]
 
 
 @pytest.mark.parametrize(

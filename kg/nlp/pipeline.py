@@ -14,7 +14,15 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.ingest.record import Record, Skipped
-from kg.nlp import abbreviations, entities, proposals, relations, results, tokenizer  # noqa: F401
+from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
+    abbreviations,
+    entities,
+    morphology,
+    proposals,
+    relations,
+    results,
+    tokenizer,
+)
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import clean_text
