@@ -57,8 +57,9 @@ def _token_annotations(nlp, texts):
 
 def test_faster_base_components_annotate_exactly_like_spacys(nlp):
     from kg.nlp import load_pipeline
-    from kg.nlp.morphology import IndexedAttributeRuler, MemoLemmatizer
+    from kg.nlp.base_components import IndexedAttributeRuler, MatmulOps, MemoLemmatizer
 
+    assert all(isinstance(node.ops, MatmulOps) for node in nlp.get_pipe("tok2vec").model.walk())
     assert isinstance(nlp.get_pipe("attribute_ruler"), IndexedAttributeRuler)
     assert isinstance(nlp.get_pipe("lemmatizer"), MemoLemmatizer)
     assert nlp.get_pipe("attribute_ruler")._pattern_index() is not None  # no silent fallback
@@ -72,7 +73,7 @@ def test_faster_base_components_annotate_exactly_like_spacys(nlp):
 
 
 def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
-    from kg.nlp.morphology import IndexedAttributeRuler
+    from kg.nlp.base_components import IndexedAttributeRuler
 
     ruler = IndexedAttributeRuler(nlp.vocab, "rules")
     ruler.add_patterns(

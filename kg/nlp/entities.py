@@ -25,6 +25,7 @@ from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import (
     Candidate,
     SentenceIndex,
+    TokenTable,
     candidate_features,
     content_tokens,
     inner_phrases,
@@ -275,12 +276,19 @@ class EntityRecognizer(KgComponent):
         for cand in self.candidates(doc) + self._plain_chunks(doc):
             by_span.setdefault((cand.start, cand.end), []).append(cand)
         counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
-        sentences = SentenceIndex(doc)
+        sentences, table = SentenceIndex(doc), TokenTable(doc)
         out = []
         for (start, end), cands in by_span.items():
             span = doc[start:end]
             feats = candidate_features(
-                span, cands, self.lexicon, self.gazetteer, counts, self.head_priors, sentences
+                span,
+                cands,
+                self.lexicon,
+                self.gazetteer,
+                counts,
+                self.head_priors,
+                sentences,
+                table,
             )
             out.append((span, cands, feats))
         return out
@@ -289,9 +297,10 @@ class EntityRecognizer(KgComponent):
         """Type or reject each candidate span with the trained classifier."""
         scored: list[Candidate] = []
         long_label: dict[str, str] = {}
-        for span, cands, feats in self.featurised_spans(doc):
+        featurised = self.featurised_spans(doc)
+        all_scores = self.classifier.scores_many([feats for _, _, feats in featurised])
+        for (span, cands, _), scores in zip(featurised, all_scores, strict=True):
             start, end = span.start, span.end
-            scores = self.classifier.scores(feats)
             label = max((c for c in scores if c != "O"), key=lambda c: (scores[c], c))
             margin = scores[label] - scores["O"] + self.recall_bias
             trusted = [c for c in cands if c.rule in self.always_keep]

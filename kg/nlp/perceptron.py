@@ -32,10 +32,21 @@ class AveragedPerceptron:
 
     def scores(self, features: Iterable[str]) -> dict[str, float]:
         """Return the score of each class for a feature set."""
+        return self.scores_many([features])[0]
+
+    def scores_many(self, feature_sets: Sequence[Iterable[str]]) -> list[dict[str, float]]:
+        """Return :meth:`scores` of each feature set, computed together."""
         rows, matrix = self._weight_matrix()
         unknown = len(rows)  # an all-zero row
-        totals = matrix[[rows.get(f, unknown) for f in features] or [unknown]].sum(axis=0)
-        return dict(zip(self.classes, totals.tolist(), strict=True))
+        index: list[int] = []
+        offsets: list[int] = []
+        for features in feature_sets:
+            offsets.append(len(index))
+            index += [rows.get(f, unknown) for f in features] or [unknown]
+        if not offsets:
+            return []
+        totals = np.add.reduceat(matrix[index], offsets, axis=0).tolist()
+        return [dict(zip(self.classes, row, strict=True)) for row in totals]
 
     def predict(self, features: Iterable[str]) -> tuple[str, float]:
         """Return the best class and its margin over the runner-up."""

@@ -8,6 +8,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
+from spacy.attrs import DEP, HEAD, IS_ALPHA, IS_TITLE, LEMMA, LOWER, ORTH, POS, TAG
 from spacy.tokens import Doc, Span
 
 from kg.nlp.vocabulary import Gazetteer, Lexicon
@@ -15,6 +16,7 @@ from kg.nlp.vocabulary import Gazetteer, Lexicon
 __all__ = [
     "Candidate",
     "SentenceIndex",
+    "TokenTable",
     "candidate_features",
     "content_tokens",
     "head_key",
@@ -60,59 +62,64 @@ def candidate_features(
     counts: Counter,
     priors: dict[str, dict[str, int]] | None = None,
     sentences: SentenceIndex | None = None,
+    table: TokenTable | None = None,
 ) -> list[str]:
     """Return the sparse features the entity classifier scores a candidate span by."""
     doc = span.doc
     sentences = sentences or SentenceIndex(doc)
-    tokens = list(span)
-    head, first, root = tokens[-1], tokens[0], span.root
-    gov = root.head
-    text, lemma, gov_lemma = span.text, head.lemma_.lower(), gov.lemma_.lower()
-    ptype, size = phrase_type(span, lexicon), len(tokens)
+    tab = table or TokenTable(doc)
+    start, end = span.start, span.end
+    last = end - 1
+    root = span.root.i
+    gov = tab.head[root]
+    text, lemma, gov_lemma = span.text, tab.lemma[last], tab.lemma[gov]
+    head_lower = tab.lower[last]
+    ptype, size = phrase_type(span, lexicon), end - start
     feats = ["bias"]
     for c in cands:
         feats += [f"src={c.rule}", f"src={c.rule}:{c.label}"]
         if c.benchmark:
             feats.append("benchmark_word")
+    words = tab.text[start:end]
     feats += [
         f"ptype={ptype}",
         f"gaz={gazetteer.type_of(text)}",
         f"head={lemma}",
-        f"head_suf={head.lower_[-3:]}",
-        f"head_pos={head.pos_}",
-        f"head_tag={head.tag_}",
-        f"first={first.lower_}",
-        f"first_pos={first.pos_}",
+        f"head_suf={head_lower[-3:]}",
+        f"head_pos={tab.pos[last]}",
+        f"head_tag={tab.tag[last]}",
+        f"first={tab.lower[start]}",
+        f"first_pos={tab.pos[start]}",
         f"len={min(size, 6)}",
-        f"dep={root.dep_}",
+        f"dep={tab.dep[root]}",
         f"gov={gov_lemma}",
-        f"gov_pos={gov.pos_}",
-        f"dep_gov={root.dep_}_{gov_lemma}",
+        f"gov_pos={tab.pos[gov]}",
+        f"dep_gov={tab.dep[root]}_{gov_lemma}",
         f"count={min(counts[normalise_form(text)], 4)}",
-        f"sent0={sentences.index(span.start) == 0}",
-        f"vague_head={head.lower_ in lexicon.vague_heads}",
-        f"name_like={any(is_name_like(t.text) for t in tokens)}",
-        f"title={all(t.is_title or not t.is_alpha for t in tokens)}",
+        f"sent0={sentences.index(start) == 0}",
+        f"vague_head={head_lower in lexicon.vague_heads}",
+        f"name_like={any(is_name_like(w) for w in words)}",
+        f"title={all(tab.is_title[i] or not tab.is_alpha[i] for i in range(start, end))}",
         f"lower={text.islower()}",
-        f"digit={any(ch.isdigit() for ch in text)}",
+        f"digit={any(map(str.isdigit, text))}",
         f"hyphen={'-' in text}",
     ]
-    for tok in tokens[:-1]:
-        feats += [f"mod={tok.lemma_.lower()}", f"mod_pos={tok.pos_}"]
+    for i in range(start, last):
+        feats += [f"mod={tab.lemma[i]}", f"mod_pos={tab.pos[i]}"]
     for cls in ("task_heads", "method_heads", "metric_heads", "dataset_heads", "vague_heads"):
-        if lemma in getattr(lexicon, cls) or head.lower_ in getattr(lexicon, cls):
+        if lemma in getattr(lexicon, cls) or head_lower in getattr(lexicon, cls):
             feats.append(f"head_in={cls}")
             feats.append(f"head_in={cls}_len{min(size, 3)}")
     if size > 1:
         feats.append(f"gaz_tail={gazetteer.type_of(span[1:].text)}")
-        feats.append(f"gaz_head={gazetteer.type_of(head.text)}")
-    feats.append(f"sent_num={sentences.has_number(span.start)}")
-    if root.dep_ in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} and gov.dep_ == "prep":
-        feats.append(f"prep_verb={gov.lower_}_{gov.head.lemma_.lower()}")
-    if sentences.we_before(span.start):
+        feats.append(f"gaz_head={gazetteer.type_of(words[-1])}")
+    feats.append(f"sent_num={sentences.has_number(start)}")
+    if tab.dep[root] in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} and tab.dep[gov] == "prep":
+        feats.append(f"prep_verb={tab.lower[gov]}_{tab.lemma[tab.head[gov]]}")
+    if sentences.we_before(start):
         feats.append("after_we")
     feats.append(f"ptype_len={ptype}_{min(size, 3)}")
-    prior = (priors or {}).get(head_key(head.text))
+    prior = (priors or {}).get(head_key(words[-1]))
     if prior:
         total = sum(prior.values())
         best = max(prior, key=lambda k: (prior[k], k))
@@ -122,17 +129,42 @@ def candidate_features(
         feats.append(f"prior_o={'high' if prior.get('O', 0) / total > 0.3 else 'low'}")
     else:
         feats.append("prior=none")
-    prev = doc[span.start - 1] if span.start > 0 else None
-    nxt = doc[span.end] if span.end < len(doc) else None
     feats += [
-        f"prev={prev.lower_ if prev is not None else '<s>'}",
-        f"next={nxt.lower_ if nxt is not None else '</s>'}",
+        f"prev={tab.lower[start - 1] if start > 0 else '<s>'}",
+        f"next={tab.lower[end] if end < len(tab) else '</s>'}",
     ]
-    if prev is not None and span.start > 1:
-        feats.append(f"prev2={doc[span.start - 2].lower_}_{prev.lower_}")
-    if nxt is not None and nxt.text == "(":
+    if start > 1:
+        feats.append(f"prev2={tab.lower[start - 2]}_{tab.lower[start - 1]}")
+    if end < len(tab) and tab.text[end] == "(":
         feats.append("defines_acronym")
     return feats
+
+
+class TokenTable:
+    """Each token's strings and flags as plain lists, read once per doc (looking them up
+    through ``Token`` objects for every candidate phrase costs more than the features)."""
+
+    def __init__(self, doc: Doc) -> None:
+        strings = doc.vocab.strings
+        attrs = [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD, IS_TITLE, IS_ALPHA]
+        columns = (
+            doc.to_array(attrs).reshape(len(doc), len(attrs)).T.tolist()
+            if len(doc)
+            else [[] for _ in attrs]
+        )
+        orth, lower, lemma, pos, tag, dep, head, title, alpha = columns
+        self.text = [strings[h] for h in orth]
+        self.lower = [strings[h] for h in lower]
+        self.lemma = [strings[h].lower() for h in lemma]
+        self.pos = [t.pos_ for t in doc] if len(doc) else []
+        self.tag = [strings[h] for h in tag]
+        self.dep = [strings[h] for h in dep]
+        self.head = [i + (h if h < 2**63 else h - 2**64) for i, h in enumerate(head)]
+        self.is_title = [bool(v) for v in title]
+        self.is_alpha = [bool(v) for v in alpha]
+
+    def __len__(self) -> int:
+        return len(self.text)
 
 
 class SentenceIndex:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,8 +18,8 @@ from spacy.tokens import Doc
 from kg.ingest.record import Record, Skipped
 from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
     abbreviations,
+    base_components,
     entities,
-    morphology,
     proposals,
     relations,
     results,
@@ -214,7 +216,7 @@ def extract(
             yield from _process_records(nlp, chunk, batch_size)
         return
     ctx = mp.get_context("spawn")
-    with ctx.Pool(n_process) as pool:
+    with _one_blas_thread_each(), ctx.Pool(n_process) as pool:
         pending: deque = deque()
         for chunk in _chunks(records, batch_size):
             pending.append(pool.apply_async(_process_chunk, ((base, config_s, chunk, batch_size),)))
@@ -222,6 +224,23 @@ def extract(
                 yield from pending.popleft().get()
         while pending:
             yield from pending.popleft().get()
+
+
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextmanager
+def _one_blas_thread_each() -> Iterator[None]:
+    """Worker processes started inside use one BLAS thread each (unless the environment
+    says otherwise), so ``n`` workers keep to ``n`` cores."""
+    unset = [name for name in _BLAS_THREADS if name not in os.environ]
+    for name in unset:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        for name in unset:
+            os.environ.pop(name, None)
 
 
 def _chunks(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
