@@ -125,14 +125,15 @@ class AbbreviationDetector(KgComponent):
     def process(self, doc: Doc) -> None:
         found = doc_data(doc, "kg_abbreviations")
         defined: dict[str, tuple[int, int]] = {}
-        for short, long in find_abbreviations(doc.text):
+        text = doc.text  # joined from the tokens on each access
+        for short, long in find_abbreviations(text):
             found.append({"short": list(short), "long": list(long)})
-            defined.setdefault(doc.text[short[0] : short[1]], long)
+            defined.setdefault(text[short[0] : short[1]], long)
         seen = {tuple(item["short"]) for item in found}
         for short, long in defined.items():
             stem = short[:-1] if short.endswith("s") and len(short) > 2 else short
             pattern = rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])"
-            for match in re.finditer(pattern, doc.text):
+            for match in re.finditer(pattern, text):
                 span = (match.start(), match.end())
                 if span not in seen and match.start() > long[1]:
                     found.append({"short": list(span), "long": list(long)})

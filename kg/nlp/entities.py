@@ -236,19 +236,20 @@ class EntityRecognizer(KgComponent):
     def labels(self) -> tuple[str, ...]:
         return ENTITY_TYPES
 
-    def candidates(self, doc: Doc) -> list[Candidate]:
+    def candidates(self, doc: Doc, table: TokenTable | None = None) -> list[Candidate]:
         """Return every candidate mention the rules propose (overlapping, typed or not)."""
+        table = table if table is not None else TokenTable(doc)
         found = (
-            self._from_abbreviations(doc)
-            + self._from_gazetteer(doc)
+            self._from_abbreviations(doc, table)
+            + self._from_gazetteer(doc, table)
             + self._from_names(doc)
-            + self._from_noun_chunks(doc)
+            + self._from_noun_chunks(doc, table)
         )
         out = []
         for cand in found:
-            span = whole_words(doc[cand.start : cand.end])
+            span = whole_words(doc[cand.start : cand.end], table)
             cand = replace(cand, start=span.start, end=span.end)
-            if self._keep(doc, cand):
+            if self._keep(doc, cand, table):
                 out.append(cand)
         return out
 
@@ -272,11 +273,12 @@ class EntityRecognizer(KgComponent):
     def featurised_spans(self, doc: Doc) -> list[tuple[Span, list[Candidate], list[str]]]:
         """Return each distinct candidate span (rules and noun-phrase variants) with the
         candidates that propose it and the features the classifier scores it by."""
+        table = TokenTable(doc)
         by_span: dict[tuple[int, int], list[Candidate]] = {}
-        for cand in self.candidates(doc) + self._plain_chunks(doc):
+        for cand in self.candidates(doc, table) + self._plain_chunks(doc, table):
             by_span.setdefault((cand.start, cand.end), []).append(cand)
-        counts = Counter(normalise_form(doc[s:e].text) for s, e in by_span)
-        sentences, table = SentenceIndex(doc), TokenTable(doc)
+        counts = Counter(normalise_form(table.span_text(s, e)) for s, e in by_span)
+        sentences = SentenceIndex(doc)
         out = []
         for (start, end), cands in by_span.items():
             span = doc[start:end]
@@ -409,13 +411,13 @@ class EntityRecognizer(KgComponent):
                     out[k] = replace(c, label="Dataset", benchmark=bench)
         return out
 
-    def _plain_chunks(self, doc: Doc) -> list[Candidate]:
+    def _plain_chunks(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
         if not doc.has_annotation("DEP"):
             return out
         for chunk in doc.noun_chunks:
-            trimmed = light_trim(chunk)
-            variants = [content_tokens(chunk, self.lexicon), trimmed]
+            trimmed = light_trim(chunk, table)
+            variants = [content_tokens(chunk, self.lexicon, table), trimmed]
             for span in list(variants):
                 if span is None or len(span) < 2:
                     continue
@@ -423,15 +425,15 @@ class EntityRecognizer(KgComponent):
                     variants.append(span[:-1])  # "image classification tasks"
                 if span[0].tag_ in {"VBN", "VBD"}:
                     variants.append(span[1:])  # "trained Transformers" -> "Transformers"
-            variants += inner_phrases(trimmed)
+            variants += inner_phrases(trimmed, table)
             seen: set[tuple[int, int]] = set()  # ordered and unique, so training is repeatable
             for span in variants:
-                span = whole_words(span) if span is not None else None
+                span = whole_words(span, table) if span is not None else None
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
                 if (
                     (span.start, span.end) in seen
-                    or span.text.lower() in self.lexicon.research_fields
+                    or table.span_text(span.start, span.end).lower() in self.lexicon.research_fields
                     or any(
                         t.like_url or "$" in t.text or "\\" in t.text or "http" in t.lower_
                         for t in span
@@ -443,7 +445,7 @@ class EntityRecognizer(KgComponent):
         return out
 
     # -- candidate sources -------------------------------------------------------------
-    def _from_abbreviations(self, doc: Doc) -> list[Candidate]:
+    def _from_abbreviations(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out: list[Candidate] = []
         types: dict[tuple[int, int], str | None] = {}
         for item in doc_data(doc, "kg_abbreviations"):
@@ -453,12 +455,12 @@ class EntityRecognizer(KgComponent):
                 continue
             long_key = tuple(item["long"])
             if long_key not in types:
-                trimmed = light_trim(long_span)
+                trimmed = light_trim(long_span, table)
                 short_text = short_span.text
                 label = None
                 if trimmed is not None:
                     label = (
-                        phrase_type(trimmed, self.lexicon)
+                        phrase_type(trimmed, self.lexicon, table)
                         or self.gazetteer.type_of(trimmed.text)
                         or self.gazetteer.type_of(short_text)
                         or self._context_type(short_span)
@@ -477,13 +479,13 @@ class EntityRecognizer(KgComponent):
                     )
             label = types[long_key]
             if label:
-                group = doc.text[item["long"][0] : item["long"][1]]
+                group = table.doc_text[item["long"][0] : item["long"][1]]
                 out.append(
                     Candidate(short_span.start, short_span.end, label, "abbreviation", group=group)
                 )
         return out
 
-    def _from_gazetteer(self, doc: Doc) -> list[Candidate]:
+    def _from_gazetteer(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
         for matcher in (self.lower_matcher, self.exact_matcher):
             for match_id, start, end in matcher(doc):
@@ -496,7 +498,7 @@ class EntityRecognizer(KgComponent):
                     and doc[end].lemma_.lower() not in _CONTEXT_NOUNS
                 ):
                     continue  # "object detection model" is not the task, "... tasks" is
-                if label == "Task" and phrase_type(span, self.lexicon) == "Method":
+                if label == "Task" and phrase_type(span, self.lexicon, table) == "Method":
                     label = "Method"  # "knowledge distillation" is used as a technique
                 if label == "Task" and len(span) == 1 and not self.single_word_tasks:
                     out.append(Candidate(start, end, label, "gazetteer_word"))
@@ -575,17 +577,17 @@ class EntityRecognizer(KgComponent):
             i = end
         return out
 
-    def _from_noun_chunks(self, doc: Doc) -> list[Candidate]:
+    def _from_noun_chunks(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
         if not doc.has_annotation("DEP"):
             return out
         for chunk in doc.noun_chunks:
-            span = content_tokens(chunk, self.lexicon)
+            span = content_tokens(chunk, self.lexicon, table)
             if span is None or len(span) > self.max_chunk_tokens:
                 continue
             if any(t.like_url or t.like_email or "$" in t.text or "\\" in t.text for t in span):
                 continue
-            label = phrase_type(span, self.lexicon)
+            label = phrase_type(span, self.lexicon, table)
             if label is None:
                 continue
             head = span[-1].lower_
@@ -614,11 +616,11 @@ class EntityRecognizer(KgComponent):
         return out
 
     # -- helpers ---------------------------------------------------------------------
-    def _keep(self, doc: Doc, cand: Candidate) -> bool:
+    def _keep(self, doc: Doc, cand: Candidate, table: TokenTable) -> bool:
         span = doc[cand.start : cand.end]
         if any(t.is_sent_start for t in span[1:]):
             return False  # never across a sentence boundary
-        if span.text.lower() in self.lexicon.research_fields:
+        if table.span_text(cand.start, cand.end).lower() in self.lexicon.research_fields:
             return False  # an area of research is neither a technique nor a problem
         if any(
             t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text

@@ -8,7 +8,21 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
-from spacy.attrs import DEP, HEAD, IS_ALPHA, IS_TITLE, LEMMA, LOWER, ORTH, POS, TAG
+from spacy.attrs import (
+    DEP,
+    HEAD,
+    IDX,
+    IS_ALPHA,
+    IS_STOP,
+    IS_TITLE,
+    LEMMA,
+    LOWER,
+    ORTH,
+    POS,
+    SPACY,
+    TAG,
+)
+from spacy.parts_of_speech import NAMES as POS_NAMES
 from spacy.tokens import Doc, Span
 
 from kg.nlp.vocabulary import Gazetteer, Lexicon
@@ -67,14 +81,14 @@ def candidate_features(
     """Return the sparse features the entity classifier scores a candidate span by."""
     doc = span.doc
     sentences = sentences or SentenceIndex(doc)
-    tab = table or TokenTable(doc)
+    tab = table if table is not None else TokenTable(doc)
     start, end = span.start, span.end
     last = end - 1
     root = span.root.i
     gov = tab.head[root]
-    text, lemma, gov_lemma = span.text, tab.lemma[last], tab.lemma[gov]
+    text, lemma, gov_lemma = tab.span_text(start, end), tab.lemma[last], tab.lemma[gov]
     head_lower = tab.lower[last]
-    ptype, size = phrase_type(span, lexicon), end - start
+    ptype, size = phrase_type(span, lexicon, tab), end - start
     feats = ["bias"]
     for c in cands:
         feats += [f"src={c.rule}", f"src={c.rule}:{c.label}"]
@@ -111,7 +125,7 @@ def candidate_features(
             feats.append(f"head_in={cls}")
             feats.append(f"head_in={cls}_len{min(size, 3)}")
     if size > 1:
-        feats.append(f"gaz_tail={gazetteer.type_of(span[1:].text)}")
+        feats.append(f"gaz_tail={gazetteer.type_of(tab.span_text(start + 1, end))}")
         feats.append(f"gaz_head={gazetteer.type_of(words[-1])}")
     feats.append(f"sent_num={sentences.has_number(start)}")
     if tab.dep[root] in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} and tab.dep[gov] == "prep":
@@ -146,25 +160,33 @@ class TokenTable:
 
     def __init__(self, doc: Doc) -> None:
         strings = doc.vocab.strings
-        attrs = [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD, IS_TITLE, IS_ALPHA]
+        attrs = [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD, IS_TITLE, IS_ALPHA, IS_STOP, SPACY, IDX]
         columns = (
             doc.to_array(attrs).reshape(len(doc), len(attrs)).T.tolist()
             if len(doc)
             else [[] for _ in attrs]
         )
-        orth, lower, lemma, pos, tag, dep, head, title, alpha = columns
+        orth, lower, lemma, pos, tag, dep, head, title, alpha, stop, space, idx = columns
+        self.doc_text = doc.text
+        self.idx = idx
         self.text = [strings[h] for h in orth]
         self.lower = [strings[h] for h in lower]
         self.lemma = [strings[h].lower() for h in lemma]
-        self.pos = [t.pos_ for t in doc] if len(doc) else []
+        self.pos = [POS_NAMES[p] for p in pos]
         self.tag = [strings[h] for h in tag]
         self.dep = [strings[h] for h in dep]
         self.head = [i + (h if h < 2**63 else h - 2**64) for i, h in enumerate(head)]
         self.is_title = [bool(v) for v in title]
         self.is_alpha = [bool(v) for v in alpha]
+        self.is_stop = [bool(v) for v in stop]
+        self.space_after = [bool(v) for v in space]
 
     def __len__(self) -> int:
         return len(self.text)
+
+    def span_text(self, start: int, end: int) -> str:
+        """``doc[start:end].text``, sliced from the doc's text."""
+        return self.doc_text[self.idx[start] : self.idx[end - 1] + len(self.text[end - 1])]
 
 
 class SentenceIndex:
@@ -223,71 +245,79 @@ def is_name_like(text: str) -> bool:
     return bool(_NAME_LIKE.match(text))
 
 
-def _after_commas(span: Span) -> int:
+def _after_commas(span: Span, tab: TokenTable) -> int:
     """Index of the first token after the last comma inside ``span`` (else its start)."""
-    commas = [t.i for t in span if t.text == ","]
+    commas = [i for i in range(span.start, span.end) if tab.text[i] == ","]
     return commas[-1] + 1 if commas else span.start
 
 
-def content_tokens(span: Span, lexicon: Lexicon) -> Span | None:
+def _table(span: Span, table: TokenTable | None) -> TokenTable:
+    return table if table is not None else TokenTable(span.doc)
+
+
+def content_tokens(span: Span, lexicon: Lexicon, table: TokenTable | None = None) -> Span | None:
     """Trim determiners, numbers, punctuation and generic adjectives from the left, and
-    what comes before a comma ("scalable, hierarchical framework")."""
-    start, end = _after_commas(span), span.end
-    doc = span.doc
+    what comes before a comma ("scalable, hierarchical framework"). ``table``, the doc's
+    :class:`TokenTable`, saves reading the tokens again."""
+    tab = _table(span, table)
+    start, end = _after_commas(span, tab), span.end
+    text, pos = tab.text, tab.pos
     while start < end and (
-        doc[start].lower_ in lexicon.generic_words
-        or doc[start].pos_ in {"DET", "PRON", "PUNCT", "NUM", "ADP", "CCONJ", "PART"}
-        or doc[start].is_stop
-        or (doc[start].tag_ in {"JJR", "JJS", "RBR", "RBS", "RB"} and end - start > 1)
-        or _ENUMERATOR.match(doc[start].text)
+        tab.lower[start] in lexicon.generic_words
+        or pos[start] in {"DET", "PRON", "PUNCT", "NUM", "ADP", "CCONJ", "PART"}
+        or tab.is_stop[start]
+        or (tab.tag[start] in {"JJR", "JJS", "RBR", "RBS", "RB"} and end - start > 1)
+        or _ENUMERATOR.match(text[start])
         or (
-            doc[start].text in {"i", "ii", "iii", "iv", "v", "vi"}
+            text[start] in {"i", "ii", "iii", "iv", "v", "vi"}
             and start + 1 < end
-            and doc[start + 1].text == ")"
+            and text[start + 1] == ")"
         )
-        or doc[start].text == ")"
+        or text[start] == ")"
     ):
         start += 1
-    while end > start and (doc[end - 1].pos_ in {"PUNCT", "PART"} or doc[end - 1].is_stop):
+    while end > start and (pos[end - 1] in {"PUNCT", "PART"} or tab.is_stop[end - 1]):
         end -= 1
-    return doc[start:end] if end > start else None
+    return span.doc[start:end] if end > start else None
 
 
-def whole_words(span: Span) -> Span:
+def whole_words(span: Span, table: TokenTable | None = None) -> Span:
     """Return ``span`` widened to whole hyphen-joined words ("oss-120b" -> "gpt-oss-120b",
     "Thoughts" -> "Thoughts-as-Planning"), so no mention starts or ends inside a word."""
-    doc = span.doc
+    tab = _table(span, table)
+    text, n = tab.text, len(tab)
     start, end = span.start, span.end
 
     def glued(left: int) -> bool:  # tokens left and left+1 touch and one of them is "-"
-        return not doc[left].whitespace_ and "-" in (doc[left].text, doc[left + 1].text)
+        return not tab.space_after[left] and "-" in (text[left], text[left + 1])
 
-    while start > 0 and glued(start - 1) and doc[start - 1].text != "(":
+    while start > 0 and glued(start - 1) and text[start - 1] != "(":
         start -= 1
-    while end < len(doc) and glued(end - 1) and doc[end].text not in {")", ",", "."}:
+    while end < n and glued(end - 1) and text[end] not in {")", ",", "."}:
         end += 1
-    while start < end and doc[start].text == "-":
+    while start < end and text[start] == "-":
         start += 1
-    while end > start and doc[end - 1].text == "-":
+    while end > start and text[end - 1] == "-":
         end -= 1
-    return doc[start:end] if 0 < end - start <= 12 else span
+    if (start, end) == (span.start, span.end):
+        return span
+    return span.doc[start:end] if 0 < end - start <= 12 else span
 
 
-def light_trim(span: Span) -> Span | None:
+def light_trim(span: Span, table: TokenTable | None = None) -> Span | None:
     """Trim only determiners, pronouns and punctuation from the left ("a two-stage X"), and
     what comes before a comma."""
-    start, end = _after_commas(span), span.end
-    doc = span.doc
-    while start < end and (
-        doc[start].pos_ in {"DET", "PRON", "PUNCT"} or doc[start].tag_ == "PRP$"
-    ):
+    tab = _table(span, table)
+    start, end = _after_commas(span, tab), span.end
+    pos = tab.pos
+    while start < end and (pos[start] in {"DET", "PRON", "PUNCT"} or tab.tag[start] == "PRP$"):
         start += 1
-    while end > start and doc[end - 1].pos_ == "PUNCT":
+    while end > start and pos[end - 1] == "PUNCT":
         end -= 1
-    return doc[start:end] if end > start else None
+    return span.doc[start:end] if end > start else None
 
 
-def inner_phrases(span: Span | None) -> list[Span]:
+def inner_phrases(span: Span | None, table: TokenTable | None = None) -> list[Span]:
     """Return the shorter phrases inside a noun phrase that end at its last word, or at the
     word before a final noun that follows another noun ("scalable and efficient mechanistic
     interpretability" -> "mechanistic interpretability", "interpretability"; "continual
@@ -295,35 +325,38 @@ def inner_phrases(span: Span | None) -> list[Span]:
     None starts or ends inside a hyphenated word or at a conjunction."""
     if span is None:
         return []
-    doc = span.doc
+    tab = _table(span, table)
+    text, pos, doc = tab.text, tab.pos, span.doc
     ends = [span.end]
-    if len(span) >= 3 and span[-1].pos_ == "NOUN" and span[-2].pos_ in {"NOUN", "PROPN"}:
+    if len(span) >= 3 and pos[span.end - 1] == "NOUN" and pos[span.end - 2] in {"NOUN", "PROPN"}:
         ends.append(span.end - 1)
     out = []
     for end in ends:
         first = span.start if end < span.end else span.start + 1
         for start in range(first, end):
-            tok = doc[start]
             if (
-                tok.pos_ in {"PUNCT", "CCONJ"}
-                or tok.text == "-"
-                or (start > 0 and doc[start - 1].text == "-")
+                pos[start] in {"PUNCT", "CCONJ"}
+                or text[start] == "-"
+                or (start > 0 and text[start - 1] == "-")
             ):
                 continue
             out.append(doc[start:end])
     return out
 
 
-def phrase_type(span: Span, lexicon: Lexicon) -> str | None:
+def phrase_type(span: Span, lexicon: Lexicon, table: TokenTable | None = None) -> str | None:
     """Return the entity type a noun phrase's words suggest, or None.
 
     Reads the head (last) word and its modifiers: "few-shot learning" is a Task,
     "contrastive learning" a Method, "success rate" a Metric, "X benchmark" a Dataset.
     """
-    words = [t.lower_ for t in span]
-    text = span.text.lower()
+    if table is not None:
+        words, lemma = table.lower[span.start : span.end], table.lemma[span.end - 1]
+        text = table.span_text(span.start, span.end).lower()
+    else:
+        words, lemma = [t.lower_ for t in span], span[-1].lemma_.lower()
+        text = span.text.lower()
     head = words[-1]
-    lemma = span[-1].lemma_.lower()
     if text in lexicon.metric_words or _ends_with_metric(words, lexicon):
         return "Metric"
     if head in lexicon.dataset_heads or lemma in lexicon.dataset_heads:

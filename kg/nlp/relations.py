@@ -119,8 +119,9 @@ class RelationExtractor(KgComponent):
     ) -> None:
         """The paper's own method is applied to its tasks, evaluated on its data sets and uses
         the other methods it names, except those it is compared with."""
+        text = doc.text
         rivals = {
-            doc.text[r["tail"][0] : r["tail"][1]].lower()
+            text[r["tail"][0] : r["tail"][1]].lower()
             for r in out
             if r["type"] in {"OUTPERFORMS", "COMPARED_WITH"}
         }

@@ -88,18 +88,19 @@ class ResultsExtractor(KgComponent):
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
         main = proposed_method(doc, mentions)
         results = doc_data(doc, "kg_results")
+        text = doc.text  # joined from the tokens on each access, so read once
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
             for start, end, sign, number, unit in find_numbers(sent.text):
                 row = self._result(
-                    doc, sent, sent_index, in_sent, main, start, end, sign, number, unit
+                    text, sent, sent_index, in_sent, main, start, end, sign, number, unit
                 )
                 if row is not None:
                     results.append(row)
 
     def _result(
         self,
-        doc,
+        text: str,
         sent: Span,
         sent_index: int,
         in_sent: list[Span],
@@ -116,20 +117,20 @@ class ResultsExtractor(KgComponent):
             return None
         if any(m.start_char <= s_char < m.end_char for m in in_sent):
             return None  # part of a name: ResNet-50, CIFAR-10
-        after = doc.text[e_char : e_char + 40]
-        before = doc.text[max(sent.start_char, s_char - 40) : s_char]
+        after = text[e_char : e_char + 40]
+        before = text[max(sent.start_char, s_char - 40) : s_char]
         if unit is None and re.match(r"^[A-Za-z]", after):
             return None  # 7B, 3D
         if unit is None and 1900 <= value <= 2100 and "." not in number:
             return None
-        metric_span = _metric_after(in_sent, e_char, doc)
+        metric_span = _metric_after(in_sent, e_char, text)
         metric_text = metric_span.text if metric_span is not None else None
         speed = _SPEED_RIGHT.match(after) if unit == "x" else None
         if metric_text is None and speed is not None:
             word = speed.group(1).lower()
             metric_text = "speed" if word in {"faster", "quicker"} else "speedup"
         elif metric_text is None:
-            metric_span = _metric_before(in_sent, s_char, doc)
+            metric_span = _metric_before(in_sent, s_char, text)
             metric_text = metric_span.text if metric_span is not None else None
         if unit is None and metric_text is None:
             return None
@@ -174,10 +175,10 @@ def _chars(span: Span | None) -> list[int] | None:
     return [span.start_char, span.end_char] if span is not None else None
 
 
-def _metric_after(mentions: list[Span], end_char: int, doc: Doc) -> Span | None:
+def _metric_after(mentions: list[Span], end_char: int, text: str) -> Span | None:
     for m in mentions:
         if m.label_ == "Metric" and 0 <= m.start_char - end_char <= 25:
-            gap = doc.text[end_char : m.start_char]
+            gap = text[end_char : m.start_char]
             if len(gap.split()) <= 2 and not re.search(
                 r"[;,]|\b(and|with|while|than|for|to|over|from)\b", gap
             ):
@@ -185,11 +186,11 @@ def _metric_after(mentions: list[Span], end_char: int, doc: Doc) -> Span | None:
     return None
 
 
-def _metric_before(mentions: list[Span], start_char: int, doc: Doc) -> Span | None:
+def _metric_before(mentions: list[Span], start_char: int, text: str) -> Span | None:
     best = None
     for m in mentions:
         if m.label_ == "Metric" and 0 <= start_char - m.end_char <= 40:
-            gap = doc.text[m.end_char : start_char]
+            gap = text[m.end_char : start_char]
             if len(gap.split()) <= 5 and not re.search(r"[;]", gap):
                 best = m
     return best
