@@ -413,9 +413,7 @@ class EntityRecognizer(KgComponent):
 
     def _plain_chunks(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
-        if not doc.has_annotation("DEP"):
-            return out
-        for chunk in doc.noun_chunks:
+        for chunk in table.noun_chunks:
             trimmed = light_trim(chunk, table)
             variants = [content_tokens(chunk, self.lexicon, table), trimmed]
             for span in list(variants):
@@ -579,9 +577,7 @@ class EntityRecognizer(KgComponent):
 
     def _from_noun_chunks(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
-        if not doc.has_annotation("DEP"):
-            return out
-        for chunk in doc.noun_chunks:
+        for chunk in table.noun_chunks:
             span = content_tokens(chunk, self.lexicon, table)
             if span is None or len(span) > self.max_chunk_tokens:
                 continue

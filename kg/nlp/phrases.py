@@ -7,6 +7,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from spacy.attrs import (
     DEP,
@@ -167,7 +168,7 @@ class TokenTable:
             else [[] for _ in attrs]
         )
         orth, lower, lemma, pos, tag, dep, head, title, alpha, stop, space, idx = columns
-        self.doc_text = doc.text
+        self.doc, self.doc_text = doc, doc.text
         self.idx = idx
         self.text = [strings[h] for h in orth]
         self.lower = [strings[h] for h in lower]
@@ -183,6 +184,11 @@ class TokenTable:
 
     def __len__(self) -> int:
         return len(self.text)
+
+    @cached_property
+    def noun_chunks(self) -> list[Span]:
+        """The doc's noun chunks (none without a parse)."""
+        return list(self.doc.noun_chunks) if self.doc.has_annotation("DEP") else []
 
     def span_text(self, start: int, end: int) -> str:
         """``doc[start:end].text``, sliced from the doc's text."""
