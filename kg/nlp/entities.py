@@ -429,12 +429,16 @@ class EntityRecognizer(KgComponent):
                 span = whole_words(span, table) if span is not None else None
                 if span is None or len(span) > self.max_chunk_tokens:
                     continue
+                start, end = span.start, span.end
                 if (
-                    (span.start, span.end) in seen
-                    or table.span_text(span.start, span.end).lower() in self.lexicon.research_fields
+                    (start, end) in seen
+                    or table.span_text(start, end).lower() in self.lexicon.research_fields
                     or any(
-                        t.like_url or "$" in t.text or "\\" in t.text or "http" in t.lower_
-                        for t in span
+                        table.like_url[i]
+                        or "$" in table.text[i]
+                        or "\\" in table.text[i]
+                        or "http" in table.lower[i]
+                        for i in range(start, end)
                     )
                 ):
                     continue
@@ -613,28 +617,33 @@ class EntityRecognizer(KgComponent):
 
     # -- helpers ---------------------------------------------------------------------
     def _keep(self, doc: Doc, cand: Candidate, table: TokenTable) -> bool:
-        span = doc[cand.start : cand.end]
-        if any(t.is_sent_start for t in span[1:]):
+        start, end = cand.start, cand.end
+        lower = table.lower
+        if any(table.is_sent_start[start + 1 : end]):
             return False  # never across a sentence boundary
-        if table.span_text(cand.start, cand.end).lower() in self.lexicon.research_fields:
+        if table.span_text(start, end).lower() in self.lexicon.research_fields:
             return False  # an area of research is neither a technique nor a problem
         if any(
-            t.like_url or "http" in t.lower_ or "github" in t.lower_ or "://" in t.text
-            for t in span
+            table.like_url[i]
+            or "http" in lower[i]
+            or "github" in lower[i]
+            or "://" in table.text[i]
+            for i in range(start, end)
         ):
             return False
         if (
             cand.rule != "abbreviation"
             and cand.label != "Metric"
             and all(
-                t.lower_ in self.lexicon.generic_words
-                or t.lower_ in self.lexicon.vague_heads
-                or t.is_punct
-                or t.is_stop
-                for t in span
+                lower[i] in self.lexicon.generic_words
+                or lower[i] in self.lexicon.vague_heads
+                or table.is_punct[i]
+                or table.is_stop[i]
+                for i in range(start, end)
             )
         ):
             return False
+        span = doc[start:end]
         if cand.label == "Metric" and cand.rule != "abbreviation" and self.metric_cues:
             return self._metric_supported(span)
         return True

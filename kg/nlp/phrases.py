@@ -14,12 +14,15 @@ from spacy.attrs import (
     HEAD,
     IDX,
     IS_ALPHA,
+    IS_PUNCT,
     IS_STOP,
     IS_TITLE,
     LEMMA,
+    LIKE_URL,
     LOWER,
     ORTH,
     POS,
+    SENT_START,
     SPACY,
     TAG,
 )
@@ -162,12 +165,14 @@ class TokenTable:
     def __init__(self, doc: Doc) -> None:
         strings = doc.vocab.strings
         attrs = [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD, IS_TITLE, IS_ALPHA, IS_STOP, SPACY, IDX]
+        attrs += [LIKE_URL, IS_PUNCT, SENT_START]
         columns = (
             doc.to_array(attrs).reshape(len(doc), len(attrs)).T.tolist()
             if len(doc)
             else [[] for _ in attrs]
         )
-        orth, lower, lemma, pos, tag, dep, head, title, alpha, stop, space, idx = columns
+        orth, lower, lemma, pos, tag, dep, head, title, alpha, stop, space, idx = columns[:12]
+        url, punct, sent_start = columns[12:]
         self.doc, self.doc_text = doc, doc.text
         self.idx = idx
         self.text = [strings[h] for h in orth]
@@ -181,6 +186,9 @@ class TokenTable:
         self.is_alpha = [bool(v) for v in alpha]
         self.is_stop = [bool(v) for v in stop]
         self.space_after = [bool(v) for v in space]
+        self.like_url = [bool(v) for v in url]
+        self.is_punct = [bool(v) for v in punct]
+        self.is_sent_start = [v == 1 for v in sent_start]
 
     def __len__(self) -> int:
         return len(self.text)
