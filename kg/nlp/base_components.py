@@ -36,6 +36,7 @@ __all__ = [
 # token attributes whose pattern values are strings compared by their hash
 _STRING_ATTRS = ("ORTH", "LOWER", "NORM", "TAG", "DEP", "LEMMA")
 _INDEX_KEYS = ("ORTH", "LOWER", "TAG")  # what a pattern's first token is looked up by
+_MAX_REMEMBERED = 200_000  # entries each memo keeps before it starts afresh
 
 
 class _Unsupported(Exception):
@@ -84,8 +85,6 @@ class IndexedAttributeRuler(AttributeRuler):
 class _PatternIndex:
     """An attribute ruler's patterns compiled to compare ``Doc.to_array`` rows."""
 
-    MAX_REMEMBERED = 200_000  # distinct token rows whose one-token matches are kept
-
     def __init__(self, ruler: AttributeRuler) -> None:
         strings = ruler.vocab.strings
         compiled = []
@@ -124,7 +123,7 @@ class _PatternIndex:
         """(attr id, match id) of each one-token pattern the token with ``row`` matches."""
         hits = self.remembered.get(row)
         if hits is None:
-            if len(self.remembered) >= self.MAX_REMEMBERED:
+            if len(self.remembered) >= _MAX_REMEMBERED:
                 self.remembered.clear()
             hits = tuple((a, m) for a, m, spec in self.singles if _token_matches(row, spec))
             self.remembered[row] = hits
@@ -192,6 +191,8 @@ class _RegexOnHash:
     def __call__(self, key: int) -> bool:
         found = self.seen.get(key)
         if found is None:
+            if len(self.seen) >= _MAX_REMEMBERED:
+                self.seen.clear()
             found = self.seen[key] = bool(self.regex.search(self.strings[key] if key else ""))
         return found
 
@@ -215,6 +216,8 @@ class MemoLemmatizer(EnglishLemmatizer):
             key = (orth, pos, morph)
             text = memo.get(key)
             if text is None:
+                if len(memo) >= _MAX_REMEMBERED:
+                    memo.clear()
                 text = self.lemmatize(doc[i])[0]
                 memo[key] = text
             rows[i, 3] = strings.add(text)
