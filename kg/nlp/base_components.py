@@ -36,7 +36,7 @@ __all__ = [
 # token attributes whose pattern values are strings compared by their hash
 _STRING_ATTRS = ("ORTH", "LOWER", "NORM", "TAG", "DEP", "LEMMA")
 _INDEX_KEYS = ("ORTH", "LOWER", "TAG")  # what a pattern's first token is looked up by
-_MAX_REMEMBERED = 200_000  # entries each memo keeps before it starts afresh
+_MAX_REMEMBERED = 50_000  # entries each memo keeps before it starts afresh
 
 
 class _Unsupported(Exception):
