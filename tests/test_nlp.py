@@ -72,6 +72,44 @@ def test_faster_base_components_annotate_exactly_like_spacys(nlp):
     assert ours == _token_annotations(nlp, texts)  # and again, from what it remembered
 
 
+def test_token_table_reads_what_token_objects_read(nlp):
+    from kg.nlp.phrases import TokenTable
+
+    texts = [clean_text(t) for t in EXAMPLES.read_text(encoding="utf-8").split("\n\n")]
+    for doc in nlp.pipe(texts[:4] + ["See https://x.org or so.  Done ."]):
+        tab = TokenTable(doc)
+        expected = [
+            (t.text, t.lower_, t.lemma_.lower(), t.pos_, t.tag_, t.dep_, t.head.i)
+            + (t.is_title, t.is_alpha, t.is_stop, bool(t.whitespace_), t.like_url)
+            + (t.is_punct, t.is_sent_start is True)
+            for t in doc
+        ]
+        got = list(
+            zip(
+                tab.text,
+                tab.lower,
+                tab.lemma,
+                tab.pos,
+                tab.tag,
+                tab.dep,
+                tab.head,
+                tab.is_title,
+                tab.is_alpha,
+                tab.is_stop,
+                tab.space_after,
+                tab.like_url,
+                tab.is_punct,
+                tab.is_sent_start,
+                strict=True,
+            )
+        )
+        assert got == expected
+        for start in range(0, len(doc), 7):
+            for end in (start + 1, min(start + 5, len(doc))):
+                assert tab.span_text(start, end) == doc[start:end].text
+        assert [c.text for c in tab.noun_chunks] == [c.text for c in doc.noun_chunks]
+
+
 def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
     from kg.nlp.base_components import IndexedAttributeRuler
 

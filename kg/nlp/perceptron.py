@@ -35,7 +35,14 @@ class AveragedPerceptron:
         return self.scores_many([features])[0]
 
     def scores_many(self, feature_sets: Sequence[Iterable[str]]) -> list[dict[str, float]]:
-        """Return :meth:`scores` of each feature set, computed together."""
+        """Return :meth:`scores` of each feature set, computed together.
+
+        Examples
+        --------
+        >>> model = AveragedPerceptron(["O", "A"], {"x": {"A": 2.0}, "y": {"O": 1.0, "A": -0.5}})
+        >>> model.scores_many([["x", "y"], [], ["unknown"]])
+        [{'O': 1.0, 'A': 1.5}, {'O': 0.0, 'A': 0.0}, {'O': 0.0, 'A': 0.0}]
+        """
         rows, matrix = self._weight_matrix()
         unknown = len(rows)  # an all-zero row
         index: list[int] = []
