@@ -111,6 +111,8 @@ def test_token_table_reads_what_token_objects_read(nlp):
 
 
 def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
+    from spacy.pipeline import AttributeRuler
+
     from kg.nlp.base_components import IndexedAttributeRuler
 
     ruler = IndexedAttributeRuler(nlp.vocab, "rules")
@@ -135,6 +137,27 @@ def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
     assert ruler._pattern_index() is not None
     doc = ruler(nlp.make_doc("deep learning and deep nets"))
     assert [t.tag_ for t in doc] == ["X1", "", "", "", ""]
+    # patterns added or loaded after use are matched as spaCy's ruler matches them
+    other = IndexedAttributeRuler(nlp.vocab, "rules")
+    other.add_patterns([{"patterns": [[{"LOWER": "nets"}]], "attrs": {"TAG": "X2"}}])
+    spacys = AttributeRuler(nlp.vocab, "rules")
+    spacys.add_patterns(ruler.patterns)
+    for each in (ruler, spacys):
+        each.from_bytes(other.to_bytes())
+        each.add_patterns([{"patterns": [[{"LOWER": "and"}]], "attrs": {"TAG": "X3"}}])
+    text = "deep learning and deep nets"
+    tags = [t.tag_ for t in ruler(nlp.make_doc(text))]
+    assert tags == [t.tag_ for t in spacys(nlp.make_doc(text))]
+    assert tags[2:] == ["X3", "", "X2"]
+    fresh = [  # as many patterns as before, so only clearing can tell the sets apart
+        {"patterns": [[{"LOWER": word}]], "attrs": {"TAG": f"Y{k}"}}
+        for k, word in enumerate(["deep", "learning", "nets"])
+    ]
+    for each in (ruler, spacys):
+        each.clear()
+        each.add_patterns(fresh)
+    tags = [t.tag_ for t in ruler(nlp.make_doc(text))]
+    assert tags == [t.tag_ for t in spacys(nlp.make_doc(text))] == ["Y0", "Y1", "", "Y0", "Y2"]
 
 
 @pytest.mark.parametrize(

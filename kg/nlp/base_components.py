@@ -68,18 +68,25 @@ class IndexedAttributeRuler(AttributeRuler):
         matches.sort()
         return matches
 
+    def add(self, *args, **kwargs) -> None:
+        super().add(*args, **kwargs)
+        self._kg_index = None  # rebuilt from the new pattern set when next needed
+
+    def clear(self) -> None:
+        super().clear()
+        self._kg_index = None
+
     def _pattern_index(self) -> _PatternIndex | None:
-        """The index of the current patterns (rebuilt when patterns are added), or None
-        when some pattern needs spaCy's matcher."""
+        """The index of the current patterns, or None when some pattern needs spaCy's
+        matcher; built when first needed after the patterns change."""
         cached = getattr(self, "_kg_index", None)
-        if cached is not None and cached[0] == len(self.attrs):
-            return cached[1]
-        try:
-            index = _PatternIndex(self)
-        except _Unsupported:
-            index = None
-        self._kg_index = (len(self.attrs), index)
-        return index
+        if cached is None:
+            try:
+                cached = (_PatternIndex(self),)
+            except _Unsupported:
+                cached = (None,)
+            self._kg_index = cached
+        return cached[0]
 
 
 class _PatternIndex:
