@@ -68,25 +68,29 @@ class IndexedAttributeRuler(AttributeRuler):
         matches.sort()
         return matches
 
-    def add(self, *args, **kwargs) -> None:
-        super().add(*args, **kwargs)
-        self._kg_index = None  # rebuilt from the new pattern set when next needed
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._index: _PatternIndex | None = None
+        self._index_stale = True
 
     def clear(self) -> None:
         super().clear()
-        self._kg_index = None
+        self._index_stale = True
+
+    def add(self, *args, **kwargs) -> None:
+        super().add(*args, **kwargs)
+        self._index_stale = True  # rebuilt from the new pattern set when next needed
 
     def _pattern_index(self) -> _PatternIndex | None:
         """The index of the current patterns, or None when some pattern needs spaCy's
         matcher; built when first needed after the patterns change."""
-        cached = getattr(self, "_kg_index", None)
-        if cached is None:
+        if self._index_stale:
             try:
-                cached = (_PatternIndex(self),)
+                self._index = _PatternIndex(self)
             except _Unsupported:
-                cached = (None,)
-            self._kg_index = cached
-        return cached[0]
+                self._index = None
+            self._index_stale = False
+        return self._index
 
 
 class _PatternIndex:
@@ -107,7 +111,6 @@ class _PatternIndex:
         column = {name: k for k, name in enumerate(names)}
         self.attrs = [IDS[name] for name in names]
         self.singles = []
-        self.key_columns = [(k, column[k]) for k in _INDEX_KEYS if k in column]
         self.longer_by_key: dict[tuple[str, int], list] = {}
         self.longer_anywhere = []
         for attr_id, match_id, specs in compiled:
@@ -123,7 +126,7 @@ class _PatternIndex:
             else:
                 self.longer_by_key.setdefault((key, first[key][1]), []).append(entry)
         used_keys = {key for key, _ in self.longer_by_key}
-        self.key_columns = [(k, col) for k, col in self.key_columns if k in used_keys]
+        self.key_columns = [(k, column[k]) for k in _INDEX_KEYS if k in used_keys]
         self.remembered: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
 
     def single_hits(self, row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -208,12 +211,16 @@ class MemoLemmatizer(EnglishLemmatizer):
     """The English rule lemmatizer, remembering the lemma of each (word, part of speech,
     morphology) it has computed, and writing a doc's lemmas in one array."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._memo: dict[tuple[int, int, int], str] = {}
+
     def __call__(self, doc: Doc) -> Doc:
         if self.mode != "rule":
             return super().__call__(doc)
         if not self._validated:
             self._validate_tables()
-        memo: dict[tuple[int, int, int], str] = self.__dict__.setdefault("_kg_memo", {})
+        memo = self._memo
         strings = doc.vocab.strings
         rows = doc.to_array([ORTH, POS, MORPH, LEMMA])
         changed = False

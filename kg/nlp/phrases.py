@@ -364,12 +364,9 @@ def phrase_type(span: Span, lexicon: Lexicon, table: TokenTable | None = None) -
     Reads the head (last) word and its modifiers: "few-shot learning" is a Task,
     "contrastive learning" a Method, "success rate" a Metric, "X benchmark" a Dataset.
     """
-    if table is not None:
-        words, lemma = table.lower[span.start : span.end], table.lemma[span.end - 1]
-        text = table.span_text(span.start, span.end).lower()
-    else:
-        words, lemma = [t.lower_ for t in span], span[-1].lemma_.lower()
-        text = span.text.lower()
+    tab = _table(span, table)
+    words, lemma = tab.lower[span.start : span.end], tab.lemma[span.end - 1]
+    text = tab.span_text(span.start, span.end).lower()
     head = words[-1]
     if text in lexicon.metric_words or _ends_with_metric(words, lexicon):
         return "Metric"

@@ -7,7 +7,7 @@ from spacy.tokens import Doc, Span
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
-from kg.nlp.phrases import content_tokens, phrase_type
+from kg.nlp.phrases import TokenTable, content_tokens, phrase_type
 from kg.nlp.vocabulary import Lexicon
 
 __all__ = ["ProposalFinder", "is_named", "proposed_method"]
@@ -144,11 +144,12 @@ class ProposalFinder(KgComponent):
                     mark(extra, "propose")
             return True
         chunk = doc[obj.left_edge.i : obj.i + 1]
-        span = content_tokens(chunk, self.lexicon)
+        table = TokenTable(doc)
+        span = content_tokens(chunk, self.lexicon, table)
         words = 0 if span is None else sum(1 for t in span if t.text != "-")
         if span is None or len(span) < 2 or words > 6:
             return False
-        label = phrase_type(span, self.lexicon) or "Method"
+        label = phrase_type(span, self.lexicon, table) or "Method"
         if label not in {"Method", "Dataset"}:
             return False
         new = Span(doc, span.start, span.end, label=label)
