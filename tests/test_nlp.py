@@ -76,12 +76,12 @@ def test_token_table_reads_what_token_objects_read(nlp):
     from kg.nlp.phrases import TokenTable
 
     texts = [clean_text(t) for t in EXAMPLES.read_text(encoding="utf-8").split("\n\n")]
-    for doc in nlp.pipe(texts[:4] + ["See https://x.org or so.  Done ."]):
+    for doc in nlp.pipe(texts[:4] + ["See https://x.org or a@b.org, 3.5 or ten.  Done ."]):
         tab = TokenTable(doc)
         expected = [
             (t.text, t.lower_, t.lemma_.lower(), t.pos_, t.tag_, t.dep_, t.head.i)
             + (t.is_title, t.is_alpha, t.is_stop, bool(t.whitespace_), t.like_url)
-            + (t.is_punct, t.is_sent_start is True)
+            + (t.is_punct, t.is_sent_start is True, t.like_num, t.like_email)
             for t in doc
         ]
         got = list(
@@ -100,6 +100,8 @@ def test_token_table_reads_what_token_objects_read(nlp):
                 tab.like_url,
                 tab.is_punct,
                 tab.is_sent_start,
+                tab.like_num,
+                tab.like_email,
                 strict=True,
             )
         )
@@ -442,3 +444,9 @@ def test_extract_multiprocess_matches_single_process():
     ]
     assert one == two
     assert [i for i, _ in one] == [f"p{i}" for i in range(6)]
+
+
+def test_extract_multiprocess_reports_a_pipeline_that_fails_to_load(tmp_path):
+    records = [Record(id="p0", text="We propose Net0 for image classification.")]
+    with pytest.raises(FileNotFoundError, match="missing.cfg"):
+        list(extract(records, n_process=2, config=tmp_path / "missing.cfg"))

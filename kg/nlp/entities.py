@@ -70,6 +70,7 @@ _EVAL_LEMMAS = {
 _DATASET_NAME = re.compile(
     r"(Bench(mark)?|bench|Arena|Eval|QA|Corpus|Set|Data|Gym|Suite)(-?\d[\w.]*)?$"
 )
+_VERSION_NUMBER = re.compile(r"\d+(\.\d+)*[A-Za-z]?")
 _BENCHMARK_NAME = re.compile(r"(Bench(mark)?|bench|Arena|Suite|Gym)(-?\d[\w.]*)?$")
 _CUE_LEMMAS = {
     "improve",
@@ -242,7 +243,7 @@ class EntityRecognizer(KgComponent):
         found = (
             self._from_abbreviations(doc, table)
             + self._from_gazetteer(doc, table)
-            + self._from_names(doc)
+            + self._from_names(doc, table)
             + self._from_noun_chunks(doc, table)
         )
         out = []
@@ -511,18 +512,18 @@ class EntityRecognizer(KgComponent):
                     out.append(Candidate(start, end, label, "gazetteer"))
         return out
 
-    def _from_names(self, doc: Doc) -> list[Candidate]:
+    def _from_names(self, doc: Doc, table: TokenTable) -> list[Candidate]:
         out = []
+        names = self._name_flags(table)
         i = 0
         while i < len(doc):
-            tok = doc[i]
-            if not self._name_token(tok):
+            if not names[i]:
                 i += 1
                 continue
             start, end = i, i + 1
             while end < len(doc) and self._continues_name(doc[end - 1], doc[end]):
                 end += 1
-            while end > start and doc[end - 1].text in {"-", "_"}:
+            while end > start and table.text[end - 1] in {"-", "_"}:
                 end -= 1
             span = doc[start:end]
             label = self.gazetteer.type_of(span.text) or self._context_type(span)
@@ -531,42 +532,43 @@ class EntityRecognizer(KgComponent):
             )
             out.append(Candidate(start, end, label, "name", bench))
             i = end
-        return out + self._from_titles(doc)
+        return out + self._from_titles(doc, table, names)
 
-    def _from_titles(self, doc: Doc) -> list[Candidate]:
+    def _from_titles(self, doc: Doc, table: TokenTable, names: list[bool]) -> list[Candidate]:
         """Title-case names: "Barlow Twins", "Stable-Diffusion", "Llama 3", "Gemini 1.5"."""
         out = []
+        n, text, lower, sent_start = len(table), table.text, table.lower, table.is_sent_start
+        title = [t and a for t, a in zip(table.is_title, table.is_alpha, strict=True)]
         i = 0
-        while i < len(doc):
-            tok = doc[i]
-            if not (tok.is_title and tok.is_alpha) or tok.lower_ in self.lexicon.generic_words:
+        while i < n:
+            if not title[i] or lower[i] in self.lexicon.generic_words:
                 i += 1
                 continue
             end = i + 1
             while (
-                end < len(doc)
-                and not doc[end].is_sent_start
+                end < n
+                and not sent_start[end]
                 and (
-                    (doc[end].is_title and doc[end].is_alpha)
+                    title[end]
                     or (
-                        doc[end].text == "-"
-                        and not doc[end - 1].whitespace_
-                        and end + 1 < len(doc)
-                        and doc[end + 1].is_title
+                        text[end] == "-"
+                        and not table.space_after[end - 1]
+                        and end + 1 < n
+                        and table.is_title[end + 1]
                     )
                 )
             ):
                 end += 1
             versioned = (
-                end < len(doc)
-                and not doc[end].is_sent_start
-                and re.fullmatch(r"\d+(\.\d+)*[A-Za-z]?", doc[end].text) is not None
-                and doc[end - 1].lower_ not in _NOT_NAMES
+                end < n
+                and not sent_start[end]
+                and _VERSION_NUMBER.fullmatch(text[end]) is not None
+                and lower[end - 1] not in _NOT_NAMES
             )
             if versioned:
                 end += 1
-            multi = end - i >= 2 and not tok.is_sent_start
-            if (multi or versioned) and not any(self._name_token(t) for t in doc[i:end]):
+            multi = end - i >= 2 and not sent_start[i]
+            if (multi or versioned) and not any(names[i:end]):
                 span = doc[i:end]
                 out.append(
                     Candidate(
@@ -699,12 +701,21 @@ class EntityRecognizer(KgComponent):
         return False
 
     def _name_token(self, tok) -> bool:
-        text = tok.text
+        return self._name_word(tok.text, tok.like_url, tok.like_num)
+
+    def _name_flags(self, table: TokenTable) -> list[bool]:
+        """:meth:`_name_token` of each token of the table's doc."""
+        return [
+            self._name_word(text, url, num)
+            for text, url, num in zip(table.text, table.like_url, table.like_num, strict=True)
+        ]
+
+    def _name_word(self, text: str, like_url: bool, like_num: bool) -> bool:
         return (
             is_name_like(text)
             and text not in self.lexicon.generic_acronyms
-            and not tok.like_url
-            and not tok.like_num
+            and not like_url
+            and not like_num
             and "$" not in text
             and "\\" not in text
             and "%" not in text

@@ -44,15 +44,16 @@ class AveragedPerceptron:
         [{'O': 1.0, 'A': 1.5}, {'O': 0.0, 'A': 0.0}, {'O': 0.0, 'A': 0.0}]
         """
         rows, matrix = self._weight_matrix()
-        unknown = len(rows)  # an all-zero row
+        row_of, unknown = rows.get, len(rows)  # the last row is all zeros
         index: list[int] = []
         offsets: list[int] = []
         for features in feature_sets:
             offsets.append(len(index))
-            index += [rows.get(f, unknown) for f in features] or [unknown]
+            index += [row_of(f, unknown) for f in features] or [unknown]
         if not offsets:
             return []
-        totals = np.add.reduceat(matrix[index], offsets, axis=0).tolist()
+        picked = matrix.take(np.fromiter(index, np.intp, len(index)), axis=0)
+        totals = np.add.reduceat(picked, offsets, axis=0).tolist()
         return [dict(zip(self.classes, row, strict=True)) for row in totals]
 
     def predict(self, features: Iterable[str]) -> tuple[str, float]:

@@ -18,6 +18,8 @@ from spacy.attrs import (
     IS_STOP,
     IS_TITLE,
     LEMMA,
+    LIKE_EMAIL,
+    LIKE_NUM,
     LIKE_URL,
     LOWER,
     ORTH,
@@ -116,16 +118,22 @@ def candidate_features(
         f"count={min(counts[normalise_form(text)], 4)}",
         f"sent0={sentences.index(start) == 0}",
         f"vague_head={head_lower in lexicon.vague_heads}",
-        f"name_like={any(is_name_like(w) for w in words)}",
-        f"title={all(tab.is_title[i] or not tab.is_alpha[i] for i in range(start, end))}",
+        f"name_like={any(tab.name_like[start:end])}",
+        f"title={all(tab.title_or_symbol[start:end])}",
         f"lower={text.islower()}",
         f"digit={any(map(str.isdigit, text))}",
         f"hyphen={'-' in text}",
     ]
     for i in range(start, last):
         feats += [f"mod={tab.lemma[i]}", f"mod_pos={tab.pos[i]}"]
-    for cls in ("task_heads", "method_heads", "metric_heads", "dataset_heads", "vague_heads"):
-        if lemma in getattr(lexicon, cls) or head_lower in getattr(lexicon, cls):
+    for cls, heads in (
+        ("task_heads", lexicon.task_heads),
+        ("method_heads", lexicon.method_heads),
+        ("metric_heads", lexicon.metric_heads),
+        ("dataset_heads", lexicon.dataset_heads),
+        ("vague_heads", lexicon.vague_heads),
+    ):
+        if lemma in heads or head_lower in heads:
             feats.append(f"head_in={cls}")
             feats.append(f"head_in={cls}_len{min(size, 3)}")
     if size > 1:
@@ -165,14 +173,14 @@ class TokenTable:
     def __init__(self, doc: Doc) -> None:
         strings = doc.vocab.strings
         attrs = [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD, IS_TITLE, IS_ALPHA, IS_STOP, SPACY, IDX]
-        attrs += [LIKE_URL, IS_PUNCT, SENT_START]
+        attrs += [LIKE_URL, IS_PUNCT, SENT_START, LIKE_NUM, LIKE_EMAIL]
         columns = (
             doc.to_array(attrs).reshape(len(doc), len(attrs)).T.tolist()
             if len(doc)
             else [[] for _ in attrs]
         )
         orth, lower, lemma, pos, tag, dep, head, title, alpha, stop, space, idx = columns[:12]
-        url, punct, sent_start = columns[12:]
+        url, punct, sent_start, num, email = columns[12:]
         self.doc, self.doc_text = doc, doc.text
         self.idx = idx
         self.text = [strings[h] for h in orth]
@@ -187,11 +195,23 @@ class TokenTable:
         self.is_stop = [bool(v) for v in stop]
         self.space_after = [bool(v) for v in space]
         self.like_url = [bool(v) for v in url]
+        self.like_num = [bool(v) for v in num]
+        self.like_email = [bool(v) for v in email]
         self.is_punct = [bool(v) for v in punct]
         self.is_sent_start = [v == 1 for v in sent_start]
 
     def __len__(self) -> int:
         return len(self.text)
+
+    @cached_property
+    def name_like(self) -> list[bool]:
+        """Whether each token looks like a coined name (:func:`is_name_like`)."""
+        return [is_name_like(text) for text in self.text]
+
+    @cached_property
+    def title_or_symbol(self) -> list[bool]:
+        """Whether each token is title-cased or not alphabetic."""
+        return [t or not a for t, a in zip(self.is_title, self.is_alpha, strict=True)]
 
     @cached_property
     def noun_chunks(self) -> list[Span]:
@@ -261,8 +281,8 @@ def is_name_like(text: str) -> bool:
 
 def _after_commas(span: Span, tab: TokenTable) -> int:
     """Index of the first token after the last comma inside ``span`` (else its start)."""
-    commas = [i for i in range(span.start, span.end) if tab.text[i] == ","]
-    return commas[-1] + 1 if commas else span.start
+    words = tab.text[span.start : span.end]
+    return span.end - words[::-1].index(",") if "," in words else span.start
 
 
 def _table(span: Span, table: TokenTable | None) -> TokenTable:
@@ -299,15 +319,22 @@ def whole_words(span: Span, table: TokenTable | None = None) -> Span:
     """Return ``span`` widened to whole hyphen-joined words ("oss-120b" -> "gpt-oss-120b",
     "Thoughts" -> "Thoughts-as-Planning"), so no mention starts or ends inside a word."""
     tab = _table(span, table)
-    text, n = tab.text, len(tab)
+    text, space = tab.text, tab.space_after
     start, end = span.start, span.end
-
-    def glued(left: int) -> bool:  # tokens left and left+1 touch and one of them is "-"
-        return not tab.space_after[left] and "-" in (text[left], text[left + 1])
-
-    while start > 0 and glued(start - 1) and text[start - 1] != "(":
+    # tokens k and k+1 are glued when they touch and one of them is "-"
+    while (
+        start > 0
+        and not space[start - 1]
+        and "-" in (text[start - 1], text[start])
+        and text[start - 1] != "("
+    ):
         start -= 1
-    while end < n and glued(end - 1) and text[end] not in {")", ",", "."}:
+    while (
+        end < len(text)
+        and not space[end - 1]
+        and "-" in (text[end - 1], text[end])
+        and text[end] not in {")", ",", "."}
+    ):
         end += 1
     while start < end and text[start] == "-":
         start += 1
@@ -387,6 +414,8 @@ def phrase_type(span: Span, lexicon: Lexicon, table: TokenTable | None = None) -
 
 
 def _ends_with_metric(words: list[str], lexicon: Lexicon) -> bool:
+    if words[-1].rpartition(" ")[2] not in lexicon.metric_last_words:
+        return False  # no metric name ends with this word
     for size in (3, 2, 1):
         tail = " ".join(words[-size:])
         if len(words) >= size and tail in lexicon.metric_words:

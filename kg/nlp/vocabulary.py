@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from spacy.util import registry
@@ -31,6 +31,11 @@ class Lexicon:
     vague_heads: frozenset[str]
     generic_acronyms: frozenset[str]
     research_fields: frozenset[str]
+
+    @cached_property
+    def metric_last_words(self) -> frozenset[str]:
+        """The last word of each metric name (what a phrase ending in one must end with)."""
+        return frozenset(m.rpartition(" ")[2] for m in self.metric_words)
 
 
 @dataclass(frozen=True, eq=False)
