@@ -21,6 +21,7 @@ from spacy.lang.en.lemmatizer import EnglishLemmatizer
 from spacy.language import Language
 from spacy.pipeline import AttributeRuler
 from spacy.tokens import Doc
+from spacy.tokens._retokenize import set_token_attrs
 from spacy.util import registry
 from thinc.api import NumpyOps
 
@@ -54,12 +55,13 @@ class IndexedAttributeRuler(AttributeRuler):
         if index is None or not len(doc):
             return super().match(doc)
         rows = list(map(tuple, doc.to_array(index.attrs).reshape(len(doc), -1).tolist()))
-        single_hits, longer_tried = index.single_hits, index.longer_tried
+        remembered, patterns_at = index.remembered, index.patterns_at
         matches = []
         for start, row in enumerate(rows):
-            for attr_id, match_id in single_hits(row):
+            singles, longer = remembered.get(row) or patterns_at(row)
+            for attr_id, match_id in singles:
                 matches.append((attr_id, match_id, start, start + 1))
-            for attr_id, match_id, specs in longer_tried(row):
+            for attr_id, match_id, specs in longer:
                 end = start + len(specs)
                 if end <= len(rows) and all(
                     _token_matches(rows[start + j], spec) for j, spec in enumerate(specs)
@@ -67,6 +69,19 @@ class IndexedAttributeRuler(AttributeRuler):
                     matches.append((attr_id, match_id, start, end))
         matches.sort()
         return matches
+
+    def set_annotations(self, doc: Doc, matches) -> None:
+        """Set each match's attributes on its token, as spaCy's ruler does, without making
+        a Span per match."""
+        targets = []
+        for attr_id, _, start, end in matches:
+            index = self.indices[attr_id]
+            token_i = (start if index >= 0 else end) + index
+            if not start <= token_i < end:
+                return super().set_annotations(doc, matches)  # it explains the bad index
+            targets.append((token_i, attr_id))
+        for token_i, attr_id in targets:
+            set_token_attrs(doc[token_i], self.attrs[attr_id])
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -127,26 +142,21 @@ class _PatternIndex:
                 self.longer_by_key.setdefault((key, first[key][1]), []).append(entry)
         used_keys = {key for key, _ in self.longer_by_key}
         self.key_columns = [(k, column[k]) for k in _INDEX_KEYS if k in used_keys]
-        self.remembered: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
+        self.remembered: dict[tuple[int, ...], tuple[tuple, list]] = {}
 
-    def single_hits(self, row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-        """(attr id, match id) of each one-token pattern the token with ``row`` matches."""
-        hits = self.remembered.get(row)
-        if hits is None:
-            if len(self.remembered) >= _MAX_REMEMBERED:
-                self.remembered.clear()
-            hits = tuple((a, m) for a, m, spec in self.singles if _token_matches(row, spec))
-            self.remembered[row] = hits
-        return hits
-
-    def longer_tried(self, row: tuple[int, ...]) -> list:
-        """The longer patterns that may start at the token with ``row``."""
-        tried = self.longer_anywhere
+    def patterns_at(self, row: tuple[int, ...]) -> tuple[tuple, list]:
+        """For a token with ``row``: (attr id, match id) of each one-token pattern it
+        matches, and the longer patterns that may start at it; remembered per row."""
+        if len(self.remembered) >= _MAX_REMEMBERED:
+            self.remembered.clear()
+        singles = tuple((a, m) for a, m, spec in self.singles if _token_matches(row, spec))
+        longer = self.longer_anywhere
         for name, col in self.key_columns:
             found = self.longer_by_key.get((name, row[col]))
             if found:
-                tried = tried + found
-        return tried
+                longer = longer + found
+        self.remembered[row] = (singles, longer)
+        return singles, longer
 
 
 def _compile_spec(token: dict, strings) -> dict[str, tuple[str, object]]:
