@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 from bisect import bisect_right
@@ -173,6 +174,17 @@ def _cached_pipeline(base: str | None, config: str | None) -> Language:
     return load_pipeline(base, config)
 
 
+def _start_worker(base: str | None, config: str | None) -> None:
+    """Load the pipeline in a new worker process and leave it out of garbage collection
+    scans: it lives as long as the worker. A pipeline that fails to load is reported by
+    the first chunk, which loads it again."""
+    try:
+        _cached_pipeline(base, config)
+    except Exception:  # noqa: BLE001 - _process_chunk raises it where the caller sees it
+        return
+    gc.freeze()
+
+
 def _process_chunk(args: tuple[str | None, str | None, list[Record], int]) -> list:
     base, config, records, batch_size = args
     nlp = _cached_pipeline(base, config)
@@ -216,7 +228,10 @@ def extract(
             yield from _process_records(nlp, chunk, batch_size)
         return
     ctx = mp.get_context("spawn")
-    with _one_blas_thread_each(), ctx.Pool(n_process) as pool:
+    with (
+        _one_blas_thread_each(),
+        ctx.Pool(n_process, initializer=_start_worker, initargs=(base, config_s)) as pool,
+    ):
         pending: deque = deque()
         for chunk in _chunks(records, batch_size):
             pending.append(pool.apply_async(_process_chunk, ((base, config_s, chunk, batch_size),)))
