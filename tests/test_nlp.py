@@ -72,6 +72,17 @@ def test_faster_base_components_annotate_exactly_like_spacys(nlp):
     assert ours == _token_annotations(nlp, texts)  # and again, from what it remembered
 
 
+def test_memo_lemmatizer_leaves_its_lookup_tables_as_loaded(nlp):
+    lemmatizer = nlp.get_pipe("lemmatizer")
+    doc = nlp("The encoders were trained on unlabelled corpora by the authors.")
+    assert [t.lemma_ for t in doc][1:4] == ["encoder", "be", "train"]
+    index = lemmatizer.lookups.get_table("lemma_index")
+    assert all(isinstance(words, list) for words in index.values())  # sets only inside
+    restored = type(lemmatizer)(nlp.vocab, None, "copy", mode="rule")
+    restored.from_bytes(lemmatizer.to_bytes())
+    assert restored.lookups.to_bytes() == lemmatizer.lookups.to_bytes()
+
+
 def test_token_table_reads_what_token_objects_read(nlp):
     from kg.nlp.phrases import TokenTable
 
