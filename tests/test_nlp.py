@@ -461,3 +461,21 @@ def test_extract_multiprocess_reports_a_pipeline_that_fails_to_load(tmp_path):
     records = [Record(id="p0", text="We propose Net0 for image classification.")]
     with pytest.raises(FileNotFoundError, match="missing.cfg"):
         list(extract(records, n_process=2, config=tmp_path / "missing.cfg"))
+
+
+def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
+    from kg.nlp.pipeline import _process_records
+
+    strings = nlp.vocab.strings
+
+    def records(tag: str) -> list[Record]:
+        text = f"We propose Zq{tag}Net, which uses ResNet-50 for image classification."
+        return [Record(id=tag, text=text)]
+
+    before = len(strings)
+    _process_records(nlp, records("a"), 8, kept_strings=before + 10_000)
+    assert "ZqaNet" in strings and len(strings) > before  # kept: under the budget
+    before = len(strings)
+    [ex] = _process_records(nlp, records("b"), 8, kept_strings=before)
+    assert "ZqbNet" not in strings and len(strings) == before  # freed: budget reached
+    assert "ZqbNet" in {m.text for m in ex.mentions}
