@@ -126,36 +126,34 @@ class _PatternIndex:
         names = sorted(used)
         column = {name: k for k, name in enumerate(names)}
         self.attrs = [IDS[name] for name in names]
-        self.singles = []
-        self.longer_by_key: dict[tuple[str, int], list] = {}
-        self.longer_anywhere = []
+        self.by_key: dict[tuple[str, int], list] = {}  # by the first token's form or tag
+        self.anywhere = []  # patterns whose first token has neither
         for attr_id, match_id, specs in compiled:
-            by_column = [_by_column(spec, column) for spec in specs]
-            if len(specs) == 1:
-                self.singles.append((attr_id, match_id, by_column[0]))
-                continue
-            entry = (attr_id, match_id, by_column)
+            entry = (attr_id, match_id, [_by_column(spec, column) for spec in specs])
             first = specs[0]
             key = next((k for k in _INDEX_KEYS if k in first and first[k][0] == "=="), None)
             if key is None:
-                self.longer_anywhere.append(entry)
+                self.anywhere.append(entry)
             else:
-                self.longer_by_key.setdefault((key, first[key][1]), []).append(entry)
-        used_keys = {key for key, _ in self.longer_by_key}
+                self.by_key.setdefault((key, first[key][1]), []).append(entry)
+        used_keys = {key for key, _ in self.by_key}
         self.key_columns = [(k, column[k]) for k in _INDEX_KEYS if k in used_keys]
-        self.remembered: dict[tuple[int, ...], tuple[tuple, list]] = {}
+        self.remembered: dict[tuple[int, ...], tuple[list, list]] = {}
 
-    def patterns_at(self, row: tuple[int, ...]) -> tuple[tuple, list]:
+    def patterns_at(self, row: tuple[int, ...]) -> tuple[list, list]:
         """For a token with ``row``: (attr id, match id) of each one-token pattern it
         matches, and the longer patterns that may start at it; remembered per row."""
         if len(self.remembered) >= _MAX_REMEMBERED:
             self.remembered.clear()
-        singles = tuple((a, m) for a, m, spec in self.singles if _token_matches(row, spec))
-        longer = self.longer_anywhere
+        tried = self.anywhere
         for name, col in self.key_columns:
-            found = self.longer_by_key.get((name, row[col]))
+            found = self.by_key.get((name, row[col]))
             if found:
-                longer = longer + found
+                tried = tried + found
+        singles = [
+            (a, m) for a, m, specs in tried if len(specs) == 1 and _token_matches(row, specs[0])
+        ]
+        longer = [entry for entry in tried if len(entry[2]) > 1]
         self.remembered[row] = (singles, longer)
         return singles, longer
 
