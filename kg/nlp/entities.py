@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -301,18 +302,17 @@ class EntityRecognizer(KgComponent):
         scored: list[Candidate] = []
         long_label: dict[str, str] = {}
         featurised = self.featurised_spans(doc)
-        all_scores = self.classifier.scores_many([feats for _, _, feats in featurised])
-        for (span, cands, _), scores in zip(featurised, all_scores, strict=True):
+        classes = self.classifier.classes
+        matrix = self.classifier.score_matrix([feats for _, _, feats in featurised])
+        labels, over_o = _best_entity_types(matrix, classes)
+        for (span, cands, _), label, lead in zip(featurised, labels, over_o, strict=True):
             start, end = span.start, span.end
-            label = max((c for c in scores if c != "O"), key=lambda c: (scores[c], c))
-            margin = scores[label] - scores["O"] + self.recall_bias
-            trusted = [c for c in cands if c.rule in self.always_keep]
-            if margin <= 0 and trusted:
-                label, margin = trusted[0].label, 1.0
-            elif margin <= 0:
-                label = "O"
+            margin = lead + self.recall_bias
+            if margin <= 0:
+                trusted = [c for c in cands if c.rule in self.always_keep]
+                label, margin = (trusted[0].label, 1.0) if trusted else ("O", margin)
             listed = next((c.label for c in cands if c.rule == "gazetteer"), None)
-            if label != "O" and listed in scores:  # a listed name keeps its listed type
+            if label != "O" and listed in classes:  # a listed name keeps its listed type
                 label = listed
             best = max(cands, key=lambda c: _PRIORITY.get(c.rule, 1))
             if best.group and best.rule == "abbreviation" and span.text == best.group:
@@ -753,6 +753,16 @@ class EntityRecognizer(KgComponent):
                 if governor.pos_ != "VERB" or governor.lemma_.lower() in _EVAL_LEMMAS:
                     return "Dataset"
         return "Method"
+
+
+def _best_entity_types(matrix: np.ndarray, classes: list[str]) -> tuple[list[str], list[float]]:
+    """For each row of class scores: the best class other than "O" (a tie goes to the
+    later name), and how far its score is above that of "O"."""
+    others = sorted((c for c in classes if c != "O"), reverse=True)
+    columns = matrix[:, [classes.index(c) for c in others]]
+    best = columns.argmax(axis=1)
+    lead = columns[np.arange(len(columns)), best] - matrix[:, classes.index("O")]
+    return [others[k] for k in best.tolist()], lead.tolist()
 
 
 def _select(candidates: list[Candidate], by_confidence: bool = False) -> list[Candidate]:

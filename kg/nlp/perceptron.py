@@ -43,6 +43,19 @@ class AveragedPerceptron:
         >>> model.scores_many([["x", "y"], [], ["unknown"]])
         [{'O': 1.0, 'A': 1.5}, {'O': 0.0, 'A': 0.0}, {'O': 0.0, 'A': 0.0}]
         """
+        totals = self.score_matrix(feature_sets).tolist()
+        return [dict(zip(self.classes, row, strict=True)) for row in totals]
+
+    def score_matrix(self, feature_sets: Sequence[Iterable[str]]) -> np.ndarray:
+        """Return the scores of each feature set as a row, a column per class in
+        :attr:`classes` order.
+
+        Examples
+        --------
+        >>> model = AveragedPerceptron(["O", "A"], {"x": {"A": 2.0}})
+        >>> model.score_matrix([["x"], ["y"]]).tolist(), model.score_matrix([]).shape
+        ([[0.0, 2.0], [0.0, 0.0]], (0, 2))
+        """
         rows, matrix = self._weight_matrix()
         row_of, unknown = rows.get, len(rows)  # the last row is all zeros
         index: list[int] = []
@@ -51,10 +64,9 @@ class AveragedPerceptron:
             offsets.append(len(index))
             index += [row_of(f, unknown) for f in features] or [unknown]
         if not offsets:
-            return []
+            return np.zeros((0, len(self.classes)))
         picked = matrix.take(np.fromiter(index, np.intp, len(index)), axis=0)
-        totals = np.add.reduceat(picked, offsets, axis=0).tolist()
-        return [dict(zip(self.classes, row, strict=True)) for row in totals]
+        return np.add.reduceat(picked, offsets, axis=0)
 
     def predict(self, features: Iterable[str]) -> tuple[str, float]:
         """Return the best class and its margin over the runner-up."""
