@@ -587,7 +587,13 @@ class EntityRecognizer(KgComponent):
             span = content_tokens(chunk, self.lexicon, table)
             if span is None or len(span) > self.max_chunk_tokens:
                 continue
-            if any(t.like_url or t.like_email or "$" in t.text or "\\" in t.text for t in span):
+            if any(
+                table.like_url[i]
+                or table.like_email[i]
+                or "$" in table.text[i]
+                or "\\" in table.text[i]
+                for i in range(span.start, span.end)
+            ):
                 continue
             label = phrase_type(span, self.lexicon, table)
             if label is None:
