@@ -29,6 +29,7 @@ from spacy.attrs import (
     TAG,
 )
 from spacy.parts_of_speech import NAMES as POS_NAMES
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 
 from kg.nlp.vocabulary import Gazetteer, Lexicon
@@ -232,8 +233,10 @@ class SentenceIndex:
         for i, sent in enumerate(self.sents):
             for j in range(sent.start, sent.end):
                 self._of[j] = i
-        self._numbers = [any(t.like_num for t in s) for s in self.sents]
-        self._we = [t.i for t in doc if t.lower_ in {"we", "our"}]
+        like_num, lower = doc.to_array([LIKE_NUM, LOWER]).T.tolist() if len(doc) else ([], [])
+        self._numbers = [any(like_num[s.start : s.end]) for s in self.sents]
+        we = {get_string_id("we"), get_string_id("our")}
+        self._we = [i for i, word in enumerate(lower) if word in we]
 
     def we_before(self, token_i: int) -> bool:
         """Whether "we" or "our" occurs in the token's sentence before it."""
