@@ -47,9 +47,14 @@ class _Unsupported(Exception):
 
 class IndexedAttributeRuler(AttributeRuler):
     """An :class:`~spacy.pipeline.AttributeRuler` whose ``match`` returns the same matches
-    faster: one-token patterns are decided once per distinct token (tag, form, dependency,
-    ...), longer ones are looked up by their first token's form or tag. Patterns in matcher
+    faster: patterns are looked up by their first token's form or tag, and what a token
+    row (tag, form, dependency, ...) matches is remembered. Patterns in matcher
     syntax it does not cover (operators, comparisons) make it use spaCy's matcher."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._index: _PatternIndex | None = None
+        self._index_stale = True
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, int]]:
         index = self._pattern_index()
@@ -83,11 +88,6 @@ class IndexedAttributeRuler(AttributeRuler):
             targets.append((token_i, attr_id))
         for token_i, attr_id in targets:
             set_token_attrs(doc[token_i], self.attrs[attr_id])
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._index: _PatternIndex | None = None
-        self._index_stale = True
 
     def clear(self) -> None:
         super().clear()

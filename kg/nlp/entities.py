@@ -707,19 +707,21 @@ class EntityRecognizer(KgComponent):
         return False
 
     def _name_token(self, tok) -> bool:
-        return self._name_word(tok.text, tok.like_url, tok.like_num)
+        return is_name_like(tok.text) and self._usable_name(tok.text, tok.like_url, tok.like_num)
 
     def _name_flags(self, table: TokenTable) -> list[bool]:
         """:meth:`_name_token` of each token of the table's doc."""
+        columns = (table.name_like, table.text, table.like_url, table.like_num)
         return [
-            self._name_word(text, url, num)
-            for text, url, num in zip(table.text, table.like_url, table.like_num, strict=True)
+            like and self._usable_name(text, url, num)
+            for like, text, url, num in zip(*columns, strict=True)
         ]
 
-    def _name_word(self, text: str, like_url: bool, like_num: bool) -> bool:
+    def _usable_name(self, text: str, like_url: bool, like_num: bool) -> bool:
+        """Whether a name-like word counts as a name (it is not a generic acronym, URL,
+        number, size or formula)."""
         return (
-            is_name_like(text)
-            and text not in self.lexicon.generic_acronyms
+            text not in self.lexicon.generic_acronyms
             and not like_url
             and not like_num
             and "$" not in text
