@@ -27,14 +27,20 @@ SHARED = ROOT.parent / "shared"
 CLASSES = ["O", "Method", "Task", "Dataset", "Metric"]
 
 
-def load_abstracts(path: Path, ids: set[str]) -> dict[str, str]:
+def load_records(path: Path, ids: set[str]) -> dict[str, dict]:
+    """Return the corpus records (arXiv metadata) whose ``id`` is in ``ids``."""
     out = {}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             rec = json.loads(line)
             if rec["id"] in ids:
-                out[rec["id"]] = rec["abstract"]
+                out[rec["id"]] = rec
     return out
+
+
+def load_abstracts(path: Path, ids: set[str]) -> dict[str, str]:
+    """Return the abstract text of each corpus record whose ``id`` is in ``ids``."""
+    return {key: rec["abstract"] for key, rec in load_records(path, ids).items()}
 
 
 def examples(nlp, gold: list[dict], texts: dict[str, str]) -> list[tuple[list[str], str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -65,3 +66,35 @@ def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
     nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": str(out)})
     doc = nlp("We fine-tune BERT with Low-Rank Adaptation (LoRA) on the SQuAD benchmark.")
     assert len(doc.spans["kg_entities"]) >= 2
+
+
+def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
+    gold = shared_path("gold", "train.jsonl")
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    out = tmp_path / "cv.json"
+    said = _run(
+        "scripts/cross_validate.py", "--gold", str(gold), "--abstracts", str(abstracts),
+        "--limit", "6", "--folds", "2", "--assignments", "2", "--epochs", "2", "--seeds", "1",
+        "--set", "components.kg_entities.recall_bias=12", "--save", str(out),
+    )  # fmt: skip
+    papers = [json.loads(line) for line in gold.open(encoding="utf-8")][:6]
+    scores = json.loads(out.read_text())
+    assert len(scores["runs"]) == 2
+    for run in scores["runs"]:
+        assert run["papers"] == 6 and run["papers_without_prediction"] == []
+        assert run["entities"]["gold"] == sum(len(p["entities"]) for p in papers)
+        assert run["entities"]["pred"] > 0 and 0 < run["entities"]["f1"] < 1
+    assert "mean:" in said
+    assert 0 < scores["mean"]["entities_f1"] < 1
+
+
+def test_cross_validation_names_a_setting_the_config_lacks():
+    gold = shared_path("gold", "train.jsonl")
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    proc = subprocess.run(
+        [sys.executable, "scripts/cross_validate.py", "--gold", str(gold), "--abstracts",
+         str(abstracts), "--limit", "2", "--set", "components.kg_nowhere.size=3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "components.kg_nowhere.size" in proc.stderr and "kg_nowhere" in proc.stderr
