@@ -25,12 +25,23 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         assert (PROJECT / path).resolve().is_file(), script
 
 
-def _run(*args: str) -> str:
-    proc = subprocess.run(
+def _call(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
+
+
+def _run(*args: str) -> str:
+    proc = _call(*args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
+
+
+def _training_inputs() -> list[str]:
+    """The --gold and --abstracts options of the training scripts (skips without them)."""
+    gold = shared_path("gold", "train.jsonl")
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    return ["--gold", str(gold), "--abstracts", str(abstracts)]
 
 
 def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
@@ -42,13 +53,8 @@ def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
 
 
 def test_shipped_classifier_is_what_train_builds(tmp_path):
-    gold = shared_path("gold", "train.jsonl")
-    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
     out = tmp_path / "entity_classifier.json"
-    said = _run(
-        "scripts/train_entities.py", "--gold", str(gold), "--abstracts", str(abstracts),
-        "--out", str(out),
-    )  # fmt: skip
+    said = _run("scripts/train_entities.py", *_training_inputs(), "--out", str(out))
     assert "80 abstracts" in said
     assert out.read_bytes() == (DATA / "entity_classifier.json").read_bytes()
 
@@ -56,11 +62,9 @@ def test_shipped_classifier_is_what_train_builds(tmp_path):
 def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
     from kg.nlp import load_pipeline
 
-    gold = shared_path("gold", "train.jsonl")
-    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
     out = tmp_path / "small.json"
     _run(
-        "scripts/train_entities.py", "--gold", str(gold), "--abstracts", str(abstracts),
+        "scripts/train_entities.py", *_training_inputs(),
         "--limit", "5", "--epochs", "2", "--seeds", "1", "--out", str(out),
     )  # fmt: skip
     nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": str(out)})
@@ -69,14 +73,13 @@ def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
 
 
 def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
-    gold = shared_path("gold", "train.jsonl")
-    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
     out = tmp_path / "cv.json"
     said = _run(
-        "scripts/cross_validate.py", "--gold", str(gold), "--abstracts", str(abstracts),
-        "--limit", "6", "--folds", "2", "--assignments", "2", "--epochs", "2", "--seeds", "1",
+        "scripts/cross_validate.py", *_training_inputs(), "--limit", "6",
+        "--folds", "2", "--assignments", "2", "--epochs", "2", "--seeds", "1",
         "--set", "components.kg_entities.recall_bias=12", "--save", str(out),
     )  # fmt: skip
+    gold = shared_path("gold", "train.jsonl")
     papers = [json.loads(line) for line in gold.open(encoding="utf-8")][:6]
     scores = json.loads(out.read_text())
     assert len(scores["runs"]) == 2
@@ -89,12 +92,9 @@ def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
 
 
 def test_cross_validation_names_a_setting_the_config_lacks():
-    gold = shared_path("gold", "train.jsonl")
-    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
-    proc = subprocess.run(
-        [sys.executable, "scripts/cross_validate.py", "--gold", str(gold), "--abstracts",
-         str(abstracts), "--limit", "2", "--set", "components.kg_nowhere.size=3"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    proc = _call(
+        "scripts/cross_validate.py", *_training_inputs(), "--limit", "2",
+        "--set", "components.kg_nowhere.size=3",
     )  # fmt: skip
     assert proc.returncode != 0
     assert "components.kg_nowhere.size" in proc.stderr and "kg_nowhere" in proc.stderr
