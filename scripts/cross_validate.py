@@ -87,7 +87,7 @@ def cross_validate(
             part = [order[i] % folds == fold for i in range(len(gold))]
             train = [x for xs, held in zip(per_paper, part, strict=True) if not held for x in xs]
             held_out = [g for g, held in zip(gold, part, strict=True) if held]
-            # fresh file names per fold: kg caches a loaded pipeline by its config path
+            # new files per fold: kg caches a pipeline by its config file, not the files it names
             run = work / f"assignment{k}-fold{fold}"
             run.mkdir()
             model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs)

@@ -463,6 +463,25 @@ def test_extract_multiprocess_reports_a_pipeline_that_fails_to_load(tmp_path):
         list(extract(records, n_process=2, config=tmp_path / "missing.cfg"))
 
 
+def test_extract_reads_a_config_again_after_it_is_edited(tmp_path):
+    from thinc.api import Config
+
+    from kg.resources import nlp_data_dir
+
+    config = Config().from_disk(nlp_data_dir() / "pipeline.cfg", interpolate=False)
+    path = tmp_path / "pipeline.cfg"
+    records = [Record(id="p0", text="We propose StrideNet for image classification on ImageNet.")]
+
+    def relations_with(paper_scope: bool) -> int:
+        config["components"]["kg_relations"]["paper_scope"] = paper_scope
+        config.to_disk(path)
+        return sum(len(e.relations) for e in extract(records, config=path))
+
+    assert relations_with(True) > 0
+    assert relations_with(False) == 0  # the same path, edited: not the cached pipeline
+    assert relations_with(True) > 0
+
+
 def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
     from kg.nlp.pipeline import _process_records
 

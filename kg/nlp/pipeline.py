@@ -176,27 +176,40 @@ def _long_forms(doc: Doc) -> dict[tuple[int, int], str]:
 _KEPT_STRINGS = 20_000
 
 
+Stamp = tuple[int, int] | None
+
+
+def _config_stamp(config: str | None) -> Stamp:
+    """When the config file was last written and its size: part of the key the pipeline
+    is cached by, so a config edited between two runs in one process is read again."""
+    try:
+        stat = os.stat(config) if config else None
+    except OSError:
+        return None  # load_pipeline says the file is missing
+    return (stat.st_mtime_ns, stat.st_size) if stat else None
+
+
 @lru_cache(maxsize=2)
-def _cached_pipeline(base: str | None, config: str | None) -> tuple[Language, int]:
+def _cached_pipeline(base: str | None, config: str | None, stamp: Stamp) -> tuple[Language, int]:
     """The pipeline, and the string-store size up to which chunks keep their words."""
     nlp = load_pipeline(base, config)
     return nlp, len(nlp.vocab.strings) + _KEPT_STRINGS
 
 
-def _start_worker(base: str | None, config: str | None) -> None:
+def _start_worker(base: str | None, config: str | None, stamp: Stamp) -> None:
     """Load the pipeline in a new worker process and leave it out of garbage collection
     scans: it lives as long as the worker. A pipeline that fails to load is reported by
     the first chunk, which loads it again."""
     try:
-        _cached_pipeline(base, config)
+        _cached_pipeline(base, config, stamp)
     except Exception:  # noqa: BLE001 - _process_chunk raises it where the caller sees it
         return
     gc.freeze()
 
 
-def _process_chunk(args: tuple[str | None, str | None, list[Record], int]) -> list:
-    base, config, records, batch_size = args
-    nlp, kept_strings = _cached_pipeline(base, config)
+def _process_chunk(args: tuple[str | None, str | None, Stamp, list[Record], int]) -> list:
+    base, config, stamp, records, batch_size = args
+    nlp, kept_strings = _cached_pipeline(base, config, stamp)
     return list(_process_records(nlp, records, batch_size, kept_strings))
 
 
@@ -233,19 +246,21 @@ def extract(
     A record the pipeline fails on comes out as ``Skipped``.
     """
     config_s = str(config) if config else None
+    stamp = _config_stamp(config_s)
     if n_process <= 1:
-        nlp, kept_strings = _cached_pipeline(base, config_s)
+        nlp, kept_strings = _cached_pipeline(base, config_s, stamp)
         for chunk in _chunks(records, batch_size):
             yield from _process_records(nlp, chunk, batch_size, kept_strings)
         return
     ctx = mp.get_context("spawn")
     with (
         _one_blas_thread_each(),
-        ctx.Pool(n_process, initializer=_start_worker, initargs=(base, config_s)) as pool,
+        ctx.Pool(n_process, initializer=_start_worker, initargs=(base, config_s, stamp)) as pool,
     ):
         pending: deque = deque()
         for chunk in _chunks(records, batch_size):
-            pending.append(pool.apply_async(_process_chunk, ((base, config_s, chunk, batch_size),)))
+            task = (base, config_s, stamp, chunk, batch_size)
+            pending.append(pool.apply_async(_process_chunk, (task,)))
             if len(pending) >= 2 * n_process:
                 yield from pending.popleft().get()
         while pending:
