@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 from pathlib import Path
 
@@ -100,6 +101,9 @@ def cross_validate(
                   exporters=("jsonl",))  # fmt: skip
             with (run / "build" / "extractions.jsonl").open(encoding="utf-8") as fh:
                 preds += [json.loads(line) for line in fh]
+            print(f"assignment {k + 1}/{assignments}, fold {fold + 1}/{folds}: trained on "
+                  f"{len(gold) - len(held_out)} papers, built {len(held_out)}",
+                  file=sys.stderr, flush=True)  # fmt: skip
         out.append(evaluate(gold, preds))
     return out
 
@@ -135,7 +139,7 @@ def main() -> None:
         )  # fmt: skip
     mean = {f"{p}_{m}": round(sum(r[p][m] for r in runs) / len(runs), 4) for p, m in MEASURES}
     for k, run in enumerate(runs):
-        print(f"assignment {k}: " + "  ".join(f"{p} {m} {run[p][m]:.4f}" for p, m in MEASURES))
+        print(f"assignment {k + 1}: " + "  ".join(f"{p} {m} {run[p][m]:.4f}" for p, m in MEASURES))
     print("mean:         " + "  ".join(f"{k} {v:.4f}" for k, v in mean.items()))
     if args.save:
         args.save.write_text(json.dumps({"mean": mean, "runs": runs}, indent=2) + "\n")
