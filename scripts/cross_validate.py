@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from thinc.api import Config
+from thinc.api import Config, ConfigValidationError
 from train_entities import CLASSES, SHARED, examples, load_records
 
 from kg.build import build
@@ -52,18 +52,10 @@ def parse_setting(text: str) -> tuple[str, object]:
         return key, value
 
 
-def write_config(path: Path, settings: dict[str, object]) -> None:
-    """Write the shipped pipeline config with ``settings`` (dotted keys) applied."""
-    config = Config().from_disk(nlp_data_dir() / "pipeline.cfg", interpolate=False)
-    for key, value in settings.items():
-        *parents, last = key.split(".")
-        section = config
-        for part in parents:
-            if part not in section:
-                raise KeyError(f"--set {key}: the pipeline config has no section {part!r}")
-            section = section[part]
-        section[last] = value
-    config.to_disk(path)
+def pipeline_config(settings: dict[str, object]) -> Config:
+    """Return the shipped pipeline config with ``settings`` (spaCy's dotted keys) applied."""
+    path = nlp_data_dir() / "pipeline.cfg"
+    return Config().from_disk(path, interpolate=False, overrides=settings)
 
 
 def cross_validate(
@@ -74,10 +66,11 @@ def cross_validate(
     assignments: int,
     seeds: int,
     epochs: int,
-    settings: dict[str, object],
+    config: Config,
     work: Path,
 ) -> list[dict]:
-    """Return the ``kg eval`` scores of each fold assignment's held-out builds."""
+    """Return the ``kg eval`` scores of each fold assignment's held-out builds, built with
+    ``config`` and the fold's classifier."""
     nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
     texts = {key: rec["abstract"] for key, rec in records.items()}
     per_paper = [examples(nlp, [g], texts) for g in gold]
@@ -93,8 +86,11 @@ def cross_validate(
             run.mkdir()
             model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs)
             model.to_disk(run / "classifier.json")
-            classifier = {"components.kg_entities.classifier.path": str(run / "classifier.json")}
-            write_config(run / "pipeline.cfg", {**settings, **classifier})
+            fold_config = config.copy()
+            fold_config["components"]["kg_entities"]["classifier"]["path"] = str(
+                run / "classifier.json"
+            )
+            fold_config.to_disk(run / "pipeline.cfg")
             with (run / "held_out.jsonl").open("w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(records[g["id"]]) + "\n" for g in held_out)
             build([run / "held_out.jsonl"], run / "build", config=run / "pipeline.cfg",
@@ -128,14 +124,15 @@ def main() -> None:
     missing = [g["id"] for g in gold if g["id"] not in records]
     if missing:
         raise SystemExit(f"{args.abstracts}: no abstract for gold ids {', '.join(missing[:5])}")
+    try:  # a wrong --set fails here, before any training
+        config = pipeline_config(dict(args.settings))
+    except ConfigValidationError as err:
+        wrong = [f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors or []]
+        raise SystemExit("; ".join(wrong) or str(err)) from None
     with tempfile.TemporaryDirectory() as work:
-        try:  # a wrong --set fails here, before any training
-            write_config(Path(work) / "settings-check.cfg", dict(args.settings))
-        except KeyError as err:
-            raise SystemExit(err.args[0]) from None
         runs = cross_validate(
             gold, records, folds=args.folds, assignments=args.assignments, seeds=args.seeds,
-            epochs=args.epochs, settings=dict(args.settings), work=Path(work),
+            epochs=args.epochs, config=config, work=Path(work),
         )  # fmt: skip
     mean = {f"{p}_{m}": round(sum(r[p][m] for r in runs) / len(runs), 4) for p, m in MEASURES}
     for k, run in enumerate(runs):

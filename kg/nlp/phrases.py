@@ -417,7 +417,7 @@ def phrase_type(span: Span, lexicon: Lexicon, table: TokenTable | None = None) -
 
 
 def _ends_with_metric(words: list[str], lexicon: Lexicon) -> bool:
-    if words[-1].rpartition(" ")[2] not in lexicon.metric_last_words:
+    if words[-1] not in lexicon.metric_last_words:
         return False  # no metric name ends with this word
     for size in (3, 2, 1):
         tail = " ".join(words[-size:])

@@ -182,11 +182,13 @@ Stamp = tuple[int, int] | None
 def _config_stamp(config: str | None) -> Stamp:
     """When the config file was last written and its size: part of the key the pipeline
     is cached by, so a config edited between two runs in one process is read again."""
+    if not config:
+        return None
     try:
-        stat = os.stat(config) if config else None
+        stat = os.stat(config)
     except OSError:
         return None  # load_pipeline says the file is missing
-    return (stat.st_mtime_ns, stat.st_size) if stat else None
+    return stat.st_mtime_ns, stat.st_size
 
 
 @lru_cache(maxsize=2)
