@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import pickle
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -13,12 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kg.errors import ExportError
+from kg import __version__
+from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS
 from kg.graph import add_entities, add_paper, new_graph
 from kg.ingest import FieldMap, Record, Skipped, read
-from kg.ingest.readers import DEFAULT_MAX_CHARS
+from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles, list_inputs
 from kg.nlp.pipeline import extract
+from kg.outdir import check_output_dir, locked, new_temp_dir, replace_dir, write_manifest
 from kg.resolve import Resolver, local_entities, paper_record
 
 __all__ = ["BuildSummary", "build"]
@@ -58,43 +58,92 @@ def build(
     fields: FieldMap | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     exporters: Iterable[str] = EXPORTERS,
+    force: bool = False,
     progress: Callable[..., Iterable] = _identity,
     on_skip: Callable[[Skipped], None] | None = None,
+    on_inputs: Callable[[InputFiles], None] | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
     The outputs are written into a temporary sibling directory that replaces ``out_dir``
-    only when everything is written, so a crash never leaves half-written files.
-    ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar).
+    only when everything is written, so a failed or killed build leaves the previous
+    output as it was. ``out_dir`` must be new, empty, or an earlier build's (marked by
+    ``kg-build.json``) holding nothing else; ``force=True`` replaces any directory, but an
+    input inside ``out_dir`` is refused even then. A lock beside ``out_dir`` refuses a
+    second build into the same place while one runs.
+
+    ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar);
+    ``on_inputs`` is told which files are read and which directory entries are ignored.
+
+    Raises
+    ------
+    InputError
+        An input path does not exist (nothing is read or written).
+    OutputDirError
+        ``out_dir`` may not be replaced, or another build holds its lock.
+    BuildError
+        No abstract could be read, or a stage failed; the old output is kept.
     """
     exporters = tuple(exporters)
     unknown = set(exporters) - set(EXPORTERS)
     if unknown:
         raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    listed = list_inputs(inputs)
+    if listed.missing:
+        raise InputError(listed.missing[0], None, "no such file or directory; check the path")
+    given = [Path(f) for f in listed.files if f != "-"]
+    check_output_dir(out_dir, given, force=force)
+    if on_inputs is not None:
+        on_inputs(listed)
     summary = BuildSummary(out_dir=out_dir)
-    try:
-        _build_into(
-            tmp,
-            summary,
-            inputs,
-            n_process=n_process,
-            batch_size=batch_size,
-            base=base,
-            config=config,
-            fields=fields,
-            max_chars=max_chars,
-            exporters=exporters,
-            progress=progress,
-            on_skip=on_skip,
-        )
-        _replace_dir(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with locked(out_dir):
+        check_output_dir(out_dir, given, force=force)  # again, now that no one else writes
+        tmp = new_temp_dir(out_dir)
+        try:
+            _build_into(
+                tmp,
+                summary,
+                listed,
+                n_process=n_process,
+                batch_size=batch_size,
+                base=base,
+                config=config,
+                fields=fields,
+                max_chars=max_chars,
+                exporters=exporters,
+                progress=progress,
+                on_skip=on_skip,
+            )
+            if summary.papers == 0:
+                raise BuildError(
+                    f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
+                    f"messages above); {_kept(out_dir)}"
+                )
+            write_manifest(tmp, version=__version__, inputs=listed.files)
+            summary.files = sorted(p.name for p in tmp.iterdir())
+            replace_dir(tmp, out_dir)
+        except KgError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, BuildError):
+                raise
+            raise BuildError(f"the build failed: {exc}; {_kept(out_dir)}") from exc
+        except Exception as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BuildError(
+                f"the build failed ({type(exc).__name__}: {exc}); {_kept(out_dir)}"
+            ) from exc
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return summary
+
+
+def _kept(out_dir: Path) -> str:
+    if out_dir.exists():
+        return f"the previous output in {out_dir} is unchanged"
+    return f"nothing was written to {out_dir}"
 
 
 def _records(
@@ -207,7 +256,6 @@ def _build_into(
 
         report.write_report(G, summary, resolution, tmp / "report.md")
         timings["report"] = time.perf_counter() - t0
-    summary.files = sorted(p.name for p in tmp.iterdir())
 
 
 def _spooled(path: Path) -> Iterator[tuple]:
@@ -218,14 +266,3 @@ def _spooled(path: Path) -> Iterator[tuple]:
                 yield pickle.load(fh)
             except EOFError:
                 return
-
-
-def _replace_dir(tmp: Path, out_dir: Path) -> None:
-    """Swap ``tmp`` in as ``out_dir``; the old directory is removed only after the swap."""
-    old = None
-    if out_dir.exists():
-        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
-        os.replace(out_dir, old)
-    os.replace(tmp, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["KgError", "InputError", "SchemaError", "ExportError"]
+__all__ = ["KgError", "InputError", "SchemaError", "ExportError", "BuildError"]
 
 
 class KgError(Exception):
@@ -38,3 +38,7 @@ class SchemaError(KgError):
 
 class ExportError(KgError):
     """An exporter could not write its output."""
+
+
+class BuildError(KgError):
+    """A build that failed; its message says what happened to the previous output."""

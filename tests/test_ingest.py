@@ -6,10 +6,13 @@ import gzip
 import io
 import json
 import sys
+import zlib
+from pathlib import Path
 
 import pytest
 
 from kg.ingest import FieldMap, Record, Skipped, paper_id_for, read
+from kg.ingest.readers import list_inputs
 
 ABSTRACT = (
     "We propose a new method for image classification that uses a convolutional network "
@@ -180,3 +183,97 @@ def test_ingest_non_object_json_line(tmp_path):
     path.write_text("[1, 2]\n")
     (skip,) = list(read([path]))
     assert "expected a JSON object" in skip.reason
+
+
+def _jsonl_rows(n: int) -> bytes:
+    rows = [{"id": f"p{i}", "abstract": f"{ABSTRACT} Variant {i}."} for i in range(n)]
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def _decodable(packed: bytes) -> bytes:
+    """What any gzip reader can decode of a cut gzip stream."""
+    return zlib.decompressobj(wbits=31).decompress(packed)
+
+
+@pytest.mark.parametrize("n", [3, 400])
+def test_ingest_truncated_gzip_keeps_the_records_before_the_break(tmp_path, n):
+    packed = gzip.compress(_jsonl_rows(n))
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(packed[: len(packed) * 3 // 4])  # cut inside the compressed stream
+    complete = _decodable(path.read_bytes()).count(b"\n")
+    assert complete < n
+    items = list(read([path]))
+    records, (skip,) = _records(items), _skips(items)
+    assert [r.id for r in records] == [f"p{i}" for i in range(complete)]
+    assert skip.reason == f"truncated gzip, {complete} records read before the break"
+    assert skip.line == complete + 1 and str(skip).startswith(f"{path}:{complete + 1}: ")
+
+
+def test_ingest_truncated_gzip_text_drops_only_the_cut_paragraph(tmp_path):
+    text = "\n\n".join(f"{ABSTRACT} Number {i}." for i in range(30)).encode()
+    path = tmp_path / "cut.txt.gz"
+    path.write_bytes(gzip.compress(text)[:-12])  # the end of the stream and its trailer
+    decoded = _decodable(path.read_bytes())
+    complete = decoded.count(b"\n\n")  # paragraphs followed by a blank line
+    assert 20 < complete < 30
+    items = list(read([path]))
+    assert len(_records(items)) == complete
+    (skip,) = _skips(items)
+    assert skip.line == 2 * complete + 1
+    assert skip.reason == f"truncated gzip, {complete} records read before the break"
+
+
+def test_ingest_concatenated_gzip_members(tmp_path):
+    path = tmp_path / "two.jsonl.gz"
+    path.write_bytes(gzip.compress(_jsonl_rows(2)) + gzip.compress(_jsonl_rows(3)))
+    items = list(read([path]))
+    assert len(_records(items)) == 5 and not _skips(items)
+
+
+def test_ingest_bom_and_empty_files(tmp_path):
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + _jsonl_rows(2))
+    text_bom = tmp_path / "bom.txt"
+    text_bom.write_bytes(b"\xef\xbb\xbf" + ABSTRACT.encode())
+    empty, blank = tmp_path / "empty.jsonl", tmp_path / "blank.txt"
+    empty.write_bytes(b"")
+    blank.write_bytes(b"\n \n\n")
+    items = list(read([bom, text_bom, empty, blank]))
+    assert [r.id for r in _records(items)][:2] == ["p0", "p1"]
+    assert _records(items)[2].text == ABSTRACT  # no BOM left in the text
+    assert [str(s) for s in _skips(items)] == [
+        f"{empty}: empty file",
+        f"{blank}: empty file (only blank lines)",
+    ]
+
+
+def test_ingest_directory_lists_what_it_ignores(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.jsonl").write_bytes(_jsonl_rows(1))
+    (tmp_path / "b.txt").write_text(ABSTRACT)
+    for name in ("README.md", "LICENSE", "LICENSE-data.txt", "figure.png", "table.csv"):
+        (tmp_path / name).write_text("not a paper")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD.txt").write_text(ABSTRACT)
+    built = tmp_path / "old-build"
+    built.mkdir()
+    (built / "kg-build.json").write_text("{}")
+    (built / "extractions.jsonl").write_bytes(_jsonl_rows(1))
+
+    listed = list_inputs([tmp_path])
+    assert listed.files == (str(tmp_path / "b.txt"), str(tmp_path / "sub" / "a.jsonl"))
+    why = {Path(s.source).name: s.reason for s in listed.ignored}
+    assert set(why) == {
+        "README.md",
+        "LICENSE",
+        "LICENSE-data.txt",
+        "figure.png",
+        "table.csv",
+        ".git",
+        "old-build",
+    }
+    assert "not abstracts" in why["README.md"] and "not abstracts" in why["LICENSE"]
+    assert why["figure.png"] == "ignored: not a text, JSONL or JSON file (.png)"
+    assert why[".git"] == "ignored: hidden" and "kg build" in why["old-build"]
+    items = list(read([tmp_path]))  # the ignored entries are reported, not dropped
+    assert len(_records(items)) == 2 and len(_skips(items)) == 7

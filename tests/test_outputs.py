@@ -32,6 +32,7 @@ def test_outputs_all_files_written(example_build):
         "graph.json",
         "graph.ttl",
         "graph.lbdb",
+        "kg-build.json",
         "report.md",
     }
     assert summary.papers == 12

@@ -11,7 +11,7 @@ from kg.cli import eval as _eval
 from kg.cli import export as _export
 from kg.cli import load as _load
 from kg.cli import query as _query
-from kg.cli._errors import run_with_errors
+from kg.cli._errors import KgGroup
 
 __all__ = ["app", "main"]
 
@@ -21,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=KgGroup,
 )
 app.command("build")(_build.build)
 app.command("eval")(_eval.eval_cmd)
@@ -35,4 +36,4 @@ app.add_typer(_export.app, name="export")
 
 def main() -> None:
     """Entry point of the ``kg`` console script."""
-    run_with_errors(app)
+    app()

@@ -6,19 +6,27 @@ import os
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from kg.errors import KgError
 
 _KNOWN = (KgError, FileNotFoundError, ModuleNotFoundError, PermissionError, IsADirectoryError)
 
 
-def run_with_errors(app: typer.Typer) -> None:
-    """Run ``app``; a known error prints ``kg: error: …`` to stderr and exits 1."""
-    try:
-        app(standalone_mode=True)
-    except _KNOWN as exc:
-        if os.environ.get("KG_DEBUG"):
-            raise
-        print(f"kg: error: {exc}", file=sys.stderr)
-        print("(set KG_DEBUG=1 to see the traceback)", file=sys.stderr)
-        sys.exit(1)
+class KgGroup(TyperGroup):
+    """The ``kg`` command group: a known error prints ``kg: error: …`` and exits 1.
+
+    Handled here rather than around the app, so that every way of running a command
+    (the console script, ``python -m``, typer's test runner) says the same thing.
+    """
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _KNOWN as exc:
+            if os.environ.get("KG_DEBUG"):
+                raise
+            print(f"kg: error: {exc}", file=sys.stderr)
+            if not isinstance(exc, KgError) or exc.__cause__ is not None:
+                print("(set KG_DEBUG=1 to see the traceback)", file=sys.stderr)
+            raise typer.Exit(1) from None

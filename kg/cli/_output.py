@@ -12,8 +12,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-stdout = Console()
-stderr = Console(stderr=True)
+# soft_wrap: messages stay on one line (``file:line: reason``) whatever the terminal width
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True, soft_wrap=True)
 
 
 def _json_text(data: Any) -> str:

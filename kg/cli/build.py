@@ -9,8 +9,8 @@ import typer
 
 from kg.build import build as run_build
 from kg.exporters import EXPORTERS
-from kg.ingest import FieldMap
-from kg.ingest.readers import DEFAULT_MAX_CHARS
+from kg.ingest import FieldMap, Skipped
+from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles
 
 from ._output import progress, stderr, stdout
 
@@ -25,7 +25,13 @@ def build(
         ),
     ],
     out: Annotated[
-        Path, typer.Option("-o", "--out", help="Output directory (replaced atomically).")
+        Path,
+        typer.Option(
+            "-o",
+            "--out",
+            help="Output directory, replaced whole when the build succeeds. It must be new, "
+            "empty or an earlier kg build (see --force).",
+        ),
     ] = Path("kg-out"),
     jobs: Annotated[
         int, typer.Option("-j", "--jobs", min=1, help="Worker processes for the NLP stage.")
@@ -51,6 +57,14 @@ def build(
     max_chars: Annotated[
         int, typer.Option(help="Skip abstracts longer than this.")
     ] = DEFAULT_MAX_CHARS,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace OUT even if it holds files kg did not write (they are deleted). "
+            "An input inside OUT is never deleted: that is refused even with --force.",
+        ),
+    ] = False,
     only: Annotated[
         list[str] | None,
         typer.Option(help=f"Write only these outputs ({', '.join(EXPORTERS)}); repeatable."),
@@ -79,8 +93,19 @@ def build(
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
 
-    def warn(skip) -> None:
-        stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)
+    def warn(skip: Skipped) -> None:
+        if skip.reason.startswith("ignored: "):
+            where, why = skip.source, skip.reason.removeprefix("ignored: ")
+            stderr.print(f"[dim]ignored[/] {where}: {why}", highlight=False, markup=True)
+        else:
+            stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)
+
+    def reading(listed: InputFiles) -> None:
+        named = {str(i) for i in inputs}
+        found = [f for f in listed.files if f not in named]  # found in directories
+        if found:
+            shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+            stderr.print(f"reading {len(found)} files from directories: {shown}", highlight=False)
 
     summary = run_build(
         inputs,
@@ -92,8 +117,10 @@ def build(
         fields=fields,
         max_chars=max_chars,
         exporters=tuple(only) if only else EXPORTERS,
+        force=force,
         progress=progress,
         on_skip=warn,
+        on_inputs=reading,
     )
     counts = ", ".join(f"{v} {k}" for k, v in summary.entity_counts.items())
     stdout.print(
@@ -104,6 +131,3 @@ def build(
         f"{', '.join(summary.files)}",
         highlight=False,
     )
-    if summary.papers == 0:
-        stderr.print("kg: error: no abstracts could be read; see the messages above")
-        raise typer.Exit(1)

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import re
 import sys
+import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
-from kg.ingest.record import FieldMap, Record, Skipped, find_code_url, normalise_space, paper_id_for
+from kg.ingest.record import (
+    FieldMap,
+    Record,
+    Skipped,
+    clean_text,
+    find_code_url,
+    normalise_space,
+    paper_id_for,
+)
 
-__all__ = ["read", "read_path", "read_text", "read_jsonl", "read_json_array", "detect_format"]
+__all__ = [
+    "InputFiles",
+    "list_inputs",
+    "read",
+    "read_path",
+    "read_text",
+    "read_jsonl",
+    "read_json_array",
+    "detect_format",
+]
 
 DEFAULT_MAX_CHARS = 100_000
 MIN_WORDS = 20
@@ -25,8 +43,88 @@ _KNOWN_SUFFIXES = _TEXT_SUFFIXES | _JSONL_SUFFIXES | {".json"}
 Item = Record | Skipped
 
 
+@dataclass(frozen=True)
+class InputFiles:
+    """The files a build reads, in order, and the directory entries it leaves alone.
+
+    ``files`` holds paths as given or found (``-`` for stdin); ``missing`` the given paths
+    that do not exist; ``ignored`` one :class:`Skipped` per directory entry that is not
+    read, saying why.
+    """
+
+    files: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    ignored: tuple[Skipped, ...] = ()
+
+
+def list_inputs(inputs: Iterable[str | Path]) -> InputFiles:
+    """Return which files ``inputs`` (files, directories, ``-``) stand for, in reading order.
+
+    Directories are walked in sorted order. Inside them only ``.txt``, ``.text``, ``.md``,
+    ``.jsonl``, ``.ndjson`` and ``.json`` files (or their ``.gz``) are read; README,
+    LICENSE and similar documents, hidden entries, kg's own build directories and every
+    other kind of file are listed in ``ignored`` with the reason.
+    """
+    files: list[str] = []
+    missing: list[str] = []
+    ignored: list[Skipped] = []
+    for spec in inputs:
+        if str(spec) == "-":
+            files.append("-")
+            continue
+        path = Path(spec)
+        if path.is_dir():
+            found = _walk(path, ignored)
+            if not found:
+                ignored.append(
+                    Skipped(str(path), None, "directory holds no .txt, .jsonl, .json or .gz files")
+                )
+            files.extend(str(p) for p in found)
+        elif path.exists():
+            files.append(str(path))
+        else:
+            missing.append(str(path))
+    return InputFiles(tuple(files), tuple(missing), tuple(ignored))
+
+
+def _walk(directory: Path, ignored: list[Skipped]) -> list[Path]:
+    found: list[Path] = []
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError as exc:
+        ignored.append(Skipped(str(directory), None, f"cannot list directory: {exc}"))
+        return found
+    for entry in entries:
+        why = _ignore_reason(entry)
+        if why is not None:
+            ignored.append(Skipped(str(entry), None, f"ignored: {why}"))
+        elif entry.is_dir():
+            found.extend(_walk(entry, ignored))
+        else:
+            found.append(entry)
+    return found
+
+
+def _ignore_reason(entry: Path) -> str | None:
+    name = entry.name
+    if name.startswith("."):
+        return "hidden"
+    if entry.is_dir():
+        return "a kg build's output, not abstracts" if (entry / "kg-build.json").exists() else None
+    if not entry.is_file():
+        return "not a regular file"
+    base = name[:-3] if name.lower().endswith(".gz") else name
+    stem = base.split(".")[0].upper()
+    if stem in _DOCUMENT_NAMES or stem.startswith(("LICENSE", "LICENCE")):
+        return "a document about the folder (README, LICENSE, ...), not abstracts"
+    if not _is_input_file(entry):
+        suffix = Path(base).suffix.lower() or "no suffix"
+        return f"not a text, JSONL or JSON file ({suffix})"
+    return None
+
+
 def read(
-    inputs: Iterable[str | Path],
+    inputs: Iterable[str | Path] | InputFiles,
     *,
     fields: FieldMap | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
@@ -34,30 +132,29 @@ def read(
     """Yield the records of every input (files, directories, ``-`` for stdin) in order.
 
     Bad files and records come out as ``Skipped`` items naming the file, line and reason;
-    reading goes on with the next record.
+    reading goes on with the next record. Directory entries that are not read (see
+    :func:`list_inputs`) and missing paths come out as ``Skipped`` first.
     """
     fields = fields or FieldMap()
-    for spec in inputs:
-        if str(spec) == "-":
+    listed = inputs if isinstance(inputs, InputFiles) else list_inputs(inputs)
+    yield from listed.ignored
+    for path in listed.missing:
+        yield Skipped(path, None, "file not found; check the path")
+    for spec in listed.files:
+        if spec == "-":
             yield from _read_stream(sys.stdin.buffer, "-", None, fields, max_chars)
-            continue
-        path = Path(spec)
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and _is_input_file(p))
-            if not files:
-                yield Skipped(
-                    str(path), None, "directory holds no .txt, .jsonl, .json or .gz files"
-                )
-            for file in files:
-                yield from read_path(file, fields=fields, max_chars=max_chars)
         else:
-            yield from read_path(path, fields=fields, max_chars=max_chars)
+            yield from read_path(spec, fields=fields, max_chars=max_chars)
 
 
 def read_path(
     path: str | Path, *, fields: FieldMap | None = None, max_chars: int = DEFAULT_MAX_CHARS
 ) -> Iterator[Item]:
-    """Yield the records of one file; ``.gz`` files are decompressed on the fly."""
+    """Yield the records of one file; ``.gz`` files are decompressed on the fly.
+
+    A ``.gz`` file cut short (or corrupt) keeps every complete record before the break
+    and reports the break with its line.
+    """
     path = Path(path)
     fields = fields or FieldMap()
     if not path.exists():
@@ -67,20 +164,90 @@ def read_path(
         yield Skipped(str(path), None, "not a regular file")
         return
     try:
-        raw: IO[bytes] = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")  # noqa: SIM115
-        with raw:
+        with open(path, "rb") as fh:
+            raw: IO[bytes] = _GunzipStream(fh) if path.name.lower().endswith(".gz") else fh
             yield from _read_stream(raw, str(path), _format_from_name(path), fields, max_chars)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except OSError as exc:
         yield Skipped(str(path), None, f"cannot read file: {exc}")
 
 
+class _GunzipStream(io.RawIOBase):
+    """A gzip file as a byte stream that keeps what it decoded before a break.
+
+    ``gzip.GzipFile`` raises on a truncated file and loses the data of its last read; this
+    stream returns everything it could decode and then sets :attr:`broken` to the reason.
+    Concatenated gzip members are read one after another.
+    """
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+        self._inflater = zlib.decompressobj(wbits=31)
+        self._started = False
+        self._pending = b""
+        self._offset = 0
+        self._done = False
+        self.broken: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        while self._offset >= len(self._pending) and not self._done:
+            self._pending, self._offset = self._inflate(), 0
+        n = min(len(buffer), len(self._pending) - self._offset)
+        buffer[:n] = self._pending[self._offset : self._offset + n]
+        self._offset += n
+        return n
+
+    def _inflate(self) -> bytes:
+        chunk = self._fh.read(1 << 16)
+        if not chunk:
+            self._done = True
+            if self._started and not self._inflater.eof:
+                self.broken = "truncated gzip"
+            return b""
+        out = []
+        try:
+            while chunk:
+                if self._inflater.eof:
+                    if not chunk.strip(b"\0"):  # zero padding after the last member
+                        break
+                    self._inflater = zlib.decompressobj(wbits=31)
+                self._started = True
+                out.append(self._inflater.decompress(chunk))
+                chunk = self._inflater.unused_data
+        except zlib.error as exc:
+            self._done = True
+            self.broken = f"corrupt gzip data ({exc})"
+        return b"".join(out)
+
+
+def _stream_break(raw: IO[bytes]) -> str | None:
+    return getattr(getattr(raw, "raw", raw), "broken", None)
+
+
+_DOCUMENT_NAMES = {
+    "README",
+    "COPYING",
+    "NOTICE",
+    "CHANGELOG",
+    "CHANGES",
+    "HISTORY",
+    "CONTRIBUTING",
+    "AUTHORS",
+    "CITATION",
+    "CODE_OF_CONDUCT",
+    "SECURITY",
+}
+
+
 def _is_input_file(path: Path) -> bool:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
     return Path(name).suffix.lower() in _KNOWN_SUFFIXES
 
 
 def _format_from_name(path: Path) -> str | None:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
     suffix = Path(name).suffix.lower()
     if suffix in _JSONL_SUFFIXES:
         return "jsonl"
@@ -116,61 +283,134 @@ def _read_stream(
 ) -> Iterator[Item]:
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
     head = buffered.peek(8192)[:8192]
-    if b"\x00" in head:
+    if not head.removeprefix(b"\xef\xbb\xbf").strip():
+        why = _stream_break(buffered)
+        if why:
+            yield Skipped(source, 1, f"{why}, 0 records read before the break")
+        elif head:
+            yield Skipped(source, None, "empty file (only blank lines)")
+        else:
+            yield Skipped(source, None, "empty file")
+        return
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        yield Skipped(
+            source, None, "UTF-16 text; kg reads UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)"
+        )
+        return
+    if fmt != "jsonl" and b"\x00" in head:  # JSONL: only the lines with NULs are bad
         yield Skipped(
             source, None, "binary file (contains NUL bytes); give a text, JSONL or JSON file"
         )
         return
     fmt = fmt or detect_format(head)
     if fmt == "jsonl":
-        yield from read_jsonl(buffered, source, fields=fields, max_chars=max_chars)
+        items = read_jsonl(buffered, source, fields=fields, max_chars=max_chars)
     elif fmt == "json":
-        yield from read_json_array(buffered, source, fields=fields, max_chars=max_chars)
+        items = read_json_array(buffered, source, fields=fields, max_chars=max_chars)
     else:
-        yield from read_text(buffered, source, max_chars=max_chars)
+        items = read_text(buffered, source, max_chars=max_chars)
+    empty = True
+    for item in items:
+        empty = False
+        yield item
+    if empty:
+        yield Skipped(source, None, "empty file (only blank lines)")
 
 
-def _decoded_lines(raw: IO[bytes], source: str) -> Iterator[tuple[int, str | Skipped]]:
-    for number, line in enumerate(raw, start=1):
+def _line_limit(max_chars: int) -> int:
+    """Bytes a line may have: room for an abstract of ``max_chars`` escaped, and metadata."""
+    return 8 * max_chars + (1 << 20)
+
+
+class _Line(NamedTuple):
+    number: int
+    text: str | None  # None: the line could not be used (see ``skip``)
+    skip: Skipped | None = None
+    complete: bool = True  # False: the last line, without its line end
+
+
+def _decoded_lines(raw: IO[bytes], source: str, max_chars: int) -> Iterator[_Line]:
+    """Yield the numbered lines of ``raw``, decoded; too long or undecodable ones as skips.
+
+    Lines are read with a bounded length, so a huge line costs no more memory than
+    :func:`_line_limit`. A UTF-8 byte order mark before the first line is dropped.
+    """
+    limit = _line_limit(max_chars)
+    number = 0
+    while True:
+        line = raw.readline(limit)
+        if not line:
+            return
+        number += 1
+        complete = line.endswith(b"\n")
+        cut_at_limit = len(line) >= limit and not complete
+        if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if cut_at_limit:
+            size = len(line)
+            while line and not line.endswith(b"\n"):
+                line = raw.readline(limit)
+                size += len(line)
+            reason = f"line of over {size:,} bytes, longer than any abstract kg reads (--max-chars)"
+            yield _Line(number, None, Skipped(source, number, reason), line.endswith(b"\n"))
+            continue
         try:
-            yield number, line.decode("utf-8")
+            yield _Line(number, line.decode("utf-8"), None, complete)
         except UnicodeDecodeError as exc:
-            yield (
-                number,
-                Skipped(
-                    source, number, f"undecodable bytes (not UTF-8) at byte {exc.start} of the line"
-                ),
-            )
+            reason = f"undecodable bytes (not UTF-8) at byte {exc.start} of the line"
+            yield _Line(number, None, Skipped(source, number, reason), complete)
+
+
+def _broken_record(raw: IO[bytes], source: str, line: int, records: int) -> Skipped | None:
+    why = _stream_break(raw)
+    if why is None:
+        return None
+    return Skipped(source, line, f"{why}, {records} records read before the break")
 
 
 def read_text(raw: IO[bytes], source: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> Iterator[Item]:
     """Yield one record per blank-line separated paragraph of a UTF-8 text stream."""
     lines: list[str] = []
+    size = 0
     start: int | None = None
     bad: Skipped | None = None
-    for number, line in _decoded_lines(raw, source):
-        if isinstance(line, Skipped):
-            bad = bad or line
-            start = start or number
-            continue
-        if line.strip():
+    records = 0
+    number = 0
+    for line in _decoded_lines(raw, source, max_chars):
+        number = line.number
+        if line.text is None or line.text.strip():
             if start is None:
                 start = number
-            lines.append(line)
+            if line.text is None:
+                bad = bad or line.skip
+            elif size <= max_chars:  # past the limit the paragraph is skipped: stop keeping it
+                lines.append(line.text)
+                size += len(line.text)
             continue
         if start is not None:
-            yield _paragraph(lines, source, start, bad, max_chars)
-        lines, start, bad = [], None, None
-    if start is not None:
-        yield _paragraph(lines, source, start, bad, max_chars)
+            records += 1
+            yield _paragraph(lines, source, start, bad, max_chars, size)
+        lines, size, start, bad = [], 0, None, None
+    broken = _broken_record(raw, source, start or number + 1, records)
+    if broken is not None:  # the paragraph being read when the stream broke is incomplete
+        yield broken
+    elif start is not None:
+        yield _paragraph(lines, source, start, bad, max_chars, size)
 
 
 def _paragraph(
-    lines: list[str], source: str, start: int, bad: Skipped | None, max_chars: int
+    lines: list[str], source: str, start: int, bad: Skipped | None, max_chars: int, size: int
 ) -> Item:
     if bad is not None:
         return bad
-    text = normalise_space(" ".join(lines))
+    if size > max_chars:
+        return Skipped(
+            source,
+            start,
+            f"abstract is over the limit of {max_chars:,} characters (--max-chars)",
+            normalise_space(" ".join(lines))[:80],
+        )
+    text = clean_text(" ".join(lines))
     problem = _text_problem(text, max_chars)
     if problem:
         return Skipped(source, start, problem, text[:80])
@@ -193,6 +433,14 @@ def _text_problem(text: str, max_chars: int) -> str | None:
     return None
 
 
+def _json_problem(exc: ValueError | RecursionError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed JSON: {exc.msg} at column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return "malformed JSON: nested too deeply"
+    return f"malformed JSON: {exc}"
+
+
 def read_jsonl(
     raw: IO[bytes],
     source: str,
@@ -202,18 +450,31 @@ def read_jsonl(
 ) -> Iterator[Item]:
     """Yield one record per line of a JSON Lines stream (blank lines are ignored)."""
     fields = fields or FieldMap()
-    for number, line in _decoded_lines(raw, source):
-        if isinstance(line, Skipped):
-            yield line
+    records = 0
+    number = 0
+    for line in _decoded_lines(raw, source, max_chars):
+        number = line.number
+        if not line.complete:  # the last line: if the stream broke, it is cut off
+            broken = _broken_record(raw, source, number, records)
+            if broken is not None:
+                yield broken
+                return
+        if line.text is None:
+            yield line.skip  # type: ignore[misc]
             continue
-        if not line.strip():
+        if not line.text.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Skipped(source, number, f"malformed JSON: {exc.msg} at column {exc.colno}")
+            obj = json.loads(line.text)
+        except (ValueError, RecursionError) as exc:
+            yield Skipped(source, number, _json_problem(exc))
             continue
-        yield record_from_json(obj, source, number, fields, max_chars)
+        item = record_from_json(obj, source, number, fields, max_chars)
+        records += isinstance(item, Record)
+        yield item
+    broken = _broken_record(raw, source, number + 1, records)
+    if broken is not None:  # broken right after a line end
+        yield broken
 
 
 def read_json_array(
@@ -225,13 +486,21 @@ def read_json_array(
 ) -> Iterator[Item]:
     """Yield one record per element of a JSON array (the file is parsed whole)."""
     fields = fields or FieldMap()
+    data = raw.read()
+    broken = _broken_record(raw, source, data.count(b"\n") + 1, 0)
+    if broken is not None:
+        yield broken
+        return
     try:
-        data = json.loads(raw.read().decode("utf-8"))
+        data = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         yield Skipped(source, None, f"undecodable bytes (not UTF-8) at byte {exc.start}")
         return
     except json.JSONDecodeError as exc:
-        yield Skipped(source, exc.lineno, f"malformed JSON: {exc.msg} at column {exc.colno}")
+        yield Skipped(source, exc.lineno, _json_problem(exc))
+        return
+    except (ValueError, RecursionError) as exc:
+        yield Skipped(source, None, _json_problem(exc))
         return
     if isinstance(data, dict):
         data = [data]
@@ -262,15 +531,22 @@ def _authors(value: Any) -> tuple[str, ...]:
             if isinstance(item, str):
                 out.append(item.strip())
             elif isinstance(item, list):  # arXiv authors_parsed: [last, first, suffix]
-                out.append(" ".join(x for x in reversed(item[:2]) if x).strip())
+                out.append(" ".join(str(x) for x in reversed(item[:2]) if x).strip())
             elif isinstance(item, dict) and item.get("name"):
                 out.append(str(item["name"]))
-        return tuple(a for a in out if a)
+        return tuple(normalise_space(a) for a in out if a)
     return ()
 
 
+def _text_or_none(value: Any) -> str | None:
+    """A scalar JSON value as a string; objects and arrays give None."""
+    if value is None or isinstance(value, dict | list):
+        return None
+    return str(value)
+
+
 def _year(year: Any, date: str | None) -> int | None:
-    if isinstance(year, int):
+    if isinstance(year, int) and not isinstance(year, bool):
         return year
     if isinstance(year, str) and year[:4].isdigit():
         return int(year[:4])
@@ -291,27 +567,33 @@ def record_from_json(
         return Skipped(source, line, f"empty abstract (no non-empty {keys} field)")
     if not isinstance(text, str):
         return Skipped(source, line, f"abstract field is a {type(text).__name__}, not a string")
-    text = normalise_space(text)
+    text = clean_text(text)
     problem = _text_problem(text, max_chars)
     if problem:
         return Skipped(source, line, problem, text[:80])
     given_id = _first(obj, fields.id)
-    date = _first(obj, fields.date)
-    date = str(date) if date is not None else None
-    categories = _first(obj, fields.categories) or ()
-    if isinstance(categories, str):
+    if isinstance(given_id, dict | list | bool):
+        return Skipped(source, line, f"id field is a {type(given_id).__name__}, not a string")
+    date = _text_or_none(_first(obj, fields.date))
+    categories = _first(obj, fields.categories)
+    if categories is None:
+        categories = []
+    elif isinstance(categories, str):
         categories = categories.split()
-    title = _first(obj, fields.title)
+    elif not isinstance(categories, list):
+        categories = [categories]
+    title = _text_or_none(_first(obj, fields.title))
+    title = clean_text(title) if title else None
     return Record(
-        id=str(given_id) if given_id is not None else paper_id_for(text),
+        id=clean_text(str(given_id)) if given_id is not None else paper_id_for(text),
         text=text,
-        title=normalise_space(str(title)) if title else None,
+        title=title or None,
         year=_year(_first(obj, fields.year), date),
         date=date,
         authors=_authors(_first(obj, fields.authors)),
-        url=_first(obj, fields.url),
-        code_url=_first(obj, fields.code_url) or find_code_url(text),
-        categories=tuple(str(c) for c in categories),
+        url=_text_or_none(_first(obj, fields.url)),
+        code_url=_text_or_none(_first(obj, fields.code_url)) or find_code_url(text),
+        categories=tuple(str(c) for c in categories if not isinstance(c, dict | list)),
         source=source,
         line=line,
     )

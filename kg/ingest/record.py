@@ -6,7 +6,15 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Record", "Skipped", "FieldMap", "paper_id_for", "find_code_url", "normalise_space"]
+__all__ = [
+    "Record",
+    "Skipped",
+    "FieldMap",
+    "paper_id_for",
+    "find_code_url",
+    "normalise_space",
+    "clean_text",
+]
 
 _SPACE = re.compile(r"\s+")
 _CODE_URL = re.compile(
@@ -76,6 +84,18 @@ class FieldMap:
 def normalise_space(text: str) -> str:
     """Collapse runs of whitespace into one space and trim."""
     return _SPACE.sub(" ", text).strip()
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_text(text: str) -> str:
+    """Return ``text`` with control characters (NUL, ...) as spaces and whitespace collapsed.
+
+    >>> clean_text("a\\x00b \\n c")
+    'a b c'
+    """
+    return normalise_space(_CONTROL.sub(" ", text))
 
 
 def paper_id_for(text: str) -> str:

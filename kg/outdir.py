@@ -1,0 +1,201 @@
+"""The build output directory: which directories kg may replace, a lock, and the swap.
+
+``kg build`` writes into a fresh sibling directory and swaps it in when everything is
+written. Before it starts it checks that the old directory is one it may replace: an
+empty one, or one that an earlier build marked with :data:`MANIFEST` and that holds
+nothing else. Anything else is refused unless ``force``; an input file inside the output
+directory is never deleted, not even with ``force``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kg.errors import KgError
+
+__all__ = [
+    "MANIFEST",
+    "OutputDirError",
+    "check_output_dir",
+    "locked",
+    "new_temp_dir",
+    "replace_dir",
+    "write_manifest",
+]
+
+MANIFEST = "kg-build.json"
+# What other kg commands write into a build directory (regenerated from the build).
+DERIVED = ("analysis", "graph.html", "neo4j-csv")
+
+
+class OutputDirError(KgError):
+    """The output directory cannot be used (it holds other files, is locked, is a file...)."""
+
+
+def _listing(names: Iterable[str], limit: int = 5) -> str:
+    names = sorted(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def read_manifest(out_dir: Path) -> dict | None:
+    """Return the manifest of a kg build directory, or None when it has none (or a bad one)."""
+    try:
+        data = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("tool") == "kg build" else None
+
+
+def check_output_dir(out_dir: Path, inputs: Iterable[Path], *, force: bool = False) -> None:
+    """Raise :class:`OutputDirError` unless a build may replace ``out_dir``.
+
+    ``inputs`` are the input paths of the build: none of them may lie inside ``out_dir``.
+    """
+    shown = str(out_dir)
+    resolved = out_dir.resolve()
+    cwd = Path.cwd().resolve()
+    if resolved == cwd or resolved in cwd.parents:
+        raise OutputDirError(
+            f"-o {shown}: the output directory would be the current directory or one above "
+            "it; kg replaces its output directory whole, so name a directory of its own, "
+            "e.g. -o kg-out"
+        )
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputDirError(
+            f"-o {shown}: {shown} is a file, not a directory; give -o the path of a "
+            "directory (kg creates it)"
+        )
+    for parent in resolved.parents:
+        if parent.exists() and not parent.is_dir():
+            raise OutputDirError(f"-o {shown}: {parent} is a file, not a directory")
+    for path in inputs:
+        inside = path.resolve()
+        if inside == resolved or resolved in inside.parents:
+            raise OutputDirError(
+                f"input {path} is inside the output directory {shown}, which a build "
+                "replaces whole; move the input out of it or write elsewhere (-o DIR). "
+                "kg never deletes an input, even with --force"
+            )
+    if not out_dir.is_dir():
+        return
+    present = {p.name for p in out_dir.iterdir()}
+    if not present or force:
+        return
+    manifest = read_manifest(out_dir)
+    if manifest is None:
+        raise OutputDirError(
+            f"{shown} already exists and was not written by kg build (it has no {MANIFEST}); "
+            f"a build replaces its output directory whole, which would delete "
+            f"{_listing(present)}. Choose a new or empty directory, or pass --force to "
+            "replace it"
+        )
+    ours = {MANIFEST, *DERIVED, *manifest.get("files", ())}
+    foreign = present - ours
+    if foreign:
+        raise OutputDirError(
+            f"{shown} is a kg build but also holds files kg did not write: "
+            f"{_listing(foreign)}; a new build replaces the directory whole, so move them "
+            "out first, or pass --force to delete them"
+        )
+
+
+def write_manifest(directory: Path, *, version: str, inputs: Iterable[str]) -> None:
+    """Mark ``directory`` as a kg build, listing the files in it (written last)."""
+    files = sorted(p.name for p in directory.iterdir() if p.name != MANIFEST)
+    data = {
+        "tool": "kg build",
+        "version": version,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "inputs": list(inputs),
+        "files": files,
+    }
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    (directory / MANIFEST).write_text(text, encoding="utf-8")
+
+
+def _lock_path(out_dir: Path) -> Path:
+    return out_dir.parent / f".{out_dir.name}.lock"
+
+
+@contextmanager
+def locked(out_dir: Path) -> Iterator[None]:
+    """Hold the build lock of ``out_dir``; raise :class:`OutputDirError` if another holds it.
+
+    The lock is an ``flock`` on a file beside the directory, so a killed build leaves no
+    lock behind (the kernel releases it). Leftover temporary directories of killed builds
+    into the same place are removed once the lock is held.
+    """
+    path = _lock_path(out_dir)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f" (process {holder})" if holder else ""
+            raise OutputDirError(
+                f"another kg build is writing to {out_dir}{who}; wait for it to finish or "
+                "write elsewhere (-o DIR)"
+            ) from None
+        try:  # the file may have been unlinked by the holder we waited on: lock afresh
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        _remove_leftovers(out_dir)
+        yield
+    finally:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def _leftovers(out_dir: Path) -> list[Path]:
+    parent = out_dir.parent
+    patterns = (f".{out_dir.name}.tmp-*", f".{out_dir.name}.old-*")
+    return sorted(p for pattern in patterns for p in parent.glob(pattern) if p.is_dir())
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    for path in _leftovers(out_dir):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def new_temp_dir(out_dir: Path) -> Path:
+    """Create the hidden sibling directory a build writes into (mode from the umask)."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            tmp.mkdir()
+        except FileExistsError:
+            continue
+        return tmp
+
+
+def replace_dir(tmp: Path, out_dir: Path) -> None:
+    """Swap ``tmp`` in as ``out_dir``; the old directory is removed only after the swap."""
+    old = None
+    if out_dir.exists():
+        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+        os.replace(out_dir, old)
+    os.replace(tmp, out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
