@@ -1,5 +1,5 @@
 // Title: Shortest path between two entities
-// Answers: How are two entities connected (any relationships, either direction, at most 6 hops)?
+// Answers: How are two entities connected (the names and relationship types along the shortest path, either direction, at most 6 hops)?
 // Param: $from e.g. "Transformer" -- a name, alias or key of any entity
 // Param: $to e.g. "ImageNet" -- a name, alias or key of any entity
 // The Neo4j form of path-between.cypher.
@@ -8,6 +8,8 @@ WHERE (a.key = $from OR lower(a.name) = lower($from) OR $from IN a.aliases)
   AND (b.key = $to OR lower(b.name) = lower($to) OR $to IN b.aliases)
   AND a.key <> b.key
 MATCH path = shortestPath((a)-[*1..6]-(b))
-RETURN a.name AS source, b.name AS target, length(path) AS hops
+RETURN a.name AS source, b.name AS target, length(path) AS hops,
+       [n IN nodes(path) | coalesce(n.name, n.title, n.paper_id, n.key)] AS names,
+       [r IN relationships(path) | type(r)] AS relationships
 ORDER BY hops, source, target
 LIMIT 1

@@ -195,3 +195,108 @@ def test_cli_load_neo4j_wrong_password_is_a_clear_error(example_build, neo4j_set
     result = runner.invoke(app, args)
     assert result.exit_code != 0
     assert "refused user 'neo4j'" in result.output
+
+
+def _all_commands():
+    """Every command path of the CLI, e.g. ``["load", "neo4j"]``."""
+    import typer.main
+
+    def walk(command, path):
+        subs = getattr(command, "commands", None)
+        if not subs:
+            yield path
+            return
+        for name, sub in subs.items():
+            yield from walk(sub, [*path, name])
+
+    return list(walk(typer.main.get_command(app), []))
+
+
+def test_cli_help_names_values_in_words_not_python_types():
+    commands = _all_commands()
+    assert ["build"] in commands and ["load", "neo4j"] in commands
+    for path in commands:
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, path
+        for python_name in ("<list[", "<str>", "<int", "<bool>", "<path>", "<float>"):
+            assert python_name not in result.output, (path, python_name)
+    build_help = runner.invoke(app, ["build", "--help"], env={"COLUMNS": "200"}).output
+    assert "id, title, text, year, date, authors, url, code_url, categories" in build_help
+    assert "--jobs" in build_help and " N " in build_help and " PATH " in build_help
+
+
+def test_cli_version():
+    from kg import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"kg {__version__}"
+
+
+def test_cli_messages_are_not_wrapped(tmp_path):
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "papers.jsonl"
+    deep.parent.mkdir()
+    good = {"id": "g", "abstract": EXAMPLES.read_text().split("\n\n")[1]}
+    deep.write_text(json.dumps(good) + "\n{broken\n")
+    result = runner.invoke(app, ["build", str(deep), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if "malformed JSON" in x)
+    assert f"{deep}:2: malformed JSON" in line and len(line) > 120
+
+
+def test_cli_csv_has_unix_line_ends(example_build):
+    out, _ = example_build
+    args = ["query", "top-entities", "--db", str(out), "-p", "limit=3", "--format", "csv"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0
+    assert "\r" not in result.output and result.output.count("\n") == 4
+
+
+def test_cli_query_show_needs_no_parameters_or_database(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no ./kg-out here
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    result = runner.invoke(app, ["query", "leaderboard", "--show"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("// Title: Leaderboard") and "$dataset" in result.output
+    result = runner.invoke(app, ["query", "path-between", "--show", "--neo4j"])
+    assert "shortestPath" in result.output
+
+
+def test_cli_query_unknown_name_suggests_close_ones(example_build):
+    out, _ = example_build
+    args = ["query", "leaderboard", "--db", str(out), "-p", "dataset=Libero"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "GraspVLA" in result.output  # names match any case
+    result = runner.invoke(app, [*args[:-1], "dataset=LIBRO"])
+    assert result.exit_code == 1
+    assert "no Dataset called 'LIBRO'" in result.output and "close names: LIBERO" in result.output
+    result = runner.invoke(app, ["query", "co-occurring", "--db", str(out), "-p", "entity=thumos"])
+    assert result.exit_code == 1 and "THUMOS14" in result.output  # found by part of its name
+
+
+def test_cli_query_json_evidence_is_json(example_build):
+    out, _ = example_build
+    args = ["query", "mentions-with-evidence", "--db", str(out), "-p", "entity=LoRA"]
+    result = runner.invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert isinstance(row["evidence"], list) and row["evidence"][0]["paper"] == row["paper"]
+    assert {"sentence", "start", "end", "text"} <= set(row["evidence"][0])
+
+
+def test_cli_eval_explain_names_the_paper(example_build, tmp_path):
+    out, _ = example_build
+    first = json.loads((out / "extractions.jsonl").read_text().splitlines()[0])
+    gold = tmp_path / "gold.jsonl"
+    row = {
+        "text_start": first["text"][:80],
+        "entities": [{"type": "Method", "name": "NoSuchMethod", "aliases": []}],
+        "relations": [],
+        "results": [],
+    }
+    gold.write_text(json.dumps(row) + "\n")
+    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--explain"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = lines.index(next(x for x in lines if x.startswith(first["id"])))
+    assert first["text"].split()[0] in lines[header]
+    assert any("entity_fn" in x and "NoSuchMethod" in x for x in lines[header + 1 :])

@@ -177,7 +177,15 @@ def test_example_answers_hand_checked(example_answers):
     }
     assert a["outperforms-transitive"].records() == [{"method": "StrideTAD", "hops": 1}]
     assert _column(a["methods-on-dataset"], "method") == ["FeatureMatch"]
-    assert a["path-between"].records() == [{"source": "TerraSeg", "target": "LoveDA", "hops": 1}]
+    assert a["path-between"].records() == [
+        {
+            "source": "TerraSeg",
+            "target": "LoveDA",
+            "hops": 1,
+            "names": ["TerraSeg", "LoveDA"],
+            "relationships": ["EVALUATED_ON"],
+        }
+    ]
     assert {"StrideTAD", "ActionFormer", "TriDet", "ActivityNet-1.3"} <= set(
         _column(a["co-occurring"], "name")
     )

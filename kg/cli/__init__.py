@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from kg.cli import analyze as _analyze
@@ -12,6 +14,7 @@ from kg.cli import export as _export
 from kg.cli import load as _load
 from kg.cli import query as _query
 from kg.cli._errors import KgGroup
+from kg.cli._help import KgCommand
 
 __all__ = ["app", "main"]
 
@@ -23,13 +26,35 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=KgGroup,
 )
-app.command("build")(_build.build)
-app.command("eval")(_eval.eval_cmd)
-app.command("eval-mentions")(_eval.eval_mentions_cmd)
-app.command("cypher")(_cypher.cypher)
-app.command("query")(_query.query)
-app.command("analyze")(_analyze.analyze)
-app.command("viz")(_analyze.viz)
+app.command("build", cls=KgCommand)(_build.build)
+app.command("eval", cls=KgCommand)(_eval.eval_cmd)
+app.command("eval-mentions", cls=KgCommand)(_eval.eval_mentions_cmd)
+app.command("cypher", cls=KgCommand)(_cypher.cypher)
+app.command("query", cls=KgCommand)(_query.query)
+app.command("analyze", cls=KgCommand)(_analyze.analyze)
+app.command("viz", cls=KgCommand)(_analyze.viz)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from kg import __version__
+
+        print(f"kg {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_version, help="Print kg's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Turn ML paper abstracts into a knowledge graph (Turtle, JSON, LadybugDB, Neo4j)."""
+
+
 app.add_typer(_load.app, name="load")
 app.add_typer(_export.app, name="export")
 

@@ -56,9 +56,9 @@ FORMATS = ("table", "json", "csv")
 def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str = "table") -> None:
     """Print query rows on stdout as a table, a JSON list of objects, or CSV."""
     if fmt == "json":
-        print_json([dict(zip(columns, row, strict=True)) for row in rows])
+        print_json([{c: _decoded(c, v) for c, v in zip(columns, row, strict=True)} for row in rows])
     elif fmt == "csv":
-        writer = csv.writer(sys.stdout)
+        writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows(rows)
     elif fmt == "table":
@@ -70,6 +70,25 @@ def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str =
         stdout.print(table)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+# Properties kg stores as JSON text (Neo4j and LadybugDB hold no lists of maps).
+JSON_PROPERTIES = ("evidence",)
+
+
+def _decoded(key: str, value: Any) -> Any:
+    """``value`` with the JSON text of :data:`JSON_PROPERTIES` parsed, also inside nodes
+    and relationships."""
+    if isinstance(value, str) and key in JSON_PROPERTIES:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {k: _decoded(k, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(key, v) for v in value]
+    return value
 
 
 def parse_params(items: Iterable[str], examples: dict[str, Any] | None = None) -> dict[str, Any]:

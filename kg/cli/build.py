@@ -14,6 +14,8 @@ from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles
 
 from ._output import progress, stderr, stdout
 
+FIELD_NAMES = tuple(f for f in FieldMap.__dataclass_fields__ if f != "extra")
+
 
 def build(
     inputs: Annotated[
@@ -51,7 +53,9 @@ def build(
     field: Annotated[
         list[str] | None,
         typer.Option(
-            help="JSON field mapping NAME=KEY, e.g. --field text=body --field id=paper_id."
+            help="Which JSON key holds a field, NAME=KEY, repeatable; NAME is one of "
+            f"{', '.join(FIELD_NAMES)}. E.g. --field text=body --field id=paper_id "
+            "(the key is tried before the usual ones)."
         ),
     ] = None,
     max_chars: Annotated[

@@ -24,7 +24,9 @@ def eval_cmd(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print JSON instead of a table.")
     ] = False,
-    explain: Annotated[bool, typer.Option(help="List false positives and negatives.")] = False,
+    explain: Annotated[
+        bool, typer.Option(help="List false positives and negatives, under the paper each is from.")
+    ] = False,
     save: SaveOption = None,
 ) -> None:
     """Score a build against gold: entities (typed, untyped, per type), relations, results.
@@ -40,8 +42,12 @@ def eval_cmd(
         return
     print(format_table(scores))
     if explain:
+        paper = None
         for note in scores["explain"]:
-            print(f"{note['kind']:12} {' | '.join(str(x) for x in note['item'])}")
+            if note["paper"] != paper:
+                paper = note["paper"]
+                print(f"\n{paper}")
+            print(f"  {note['kind']:12} {' | '.join(str(x) for x in note['item'])}")
 
 
 def eval_mentions_cmd(

@@ -10,12 +10,13 @@ import typer
 from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j_csv import write_neo4j_csv
 
+from ._help import KgCommand
 from ._output import stdout
 
 app = typer.Typer(help="Write a build in other formats.", no_args_is_help=True)
 
 
-@app.command("neo4j-csv")
+@app.command("neo4j-csv", cls=KgCommand)
 def neo4j_csv_cmd(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
     to: Annotated[

@@ -17,12 +17,13 @@ from kg.exporters.neo4j import (
     load_neo4j,
 )
 
+from ._help import KgCommand
 from ._output import stderr, stdout
 
 app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=True)
 
 
-@app.command("neo4j")
+@app.command("neo4j", cls=KgCommand)
 def neo4j_cmd(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
     uri: Annotated[

@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from kg.query import LadybugEngine, Neo4jEngine, get_query, list_queries
+from kg.errors import KgError
+from kg.query import (
+    Engine,
+    LadybugEngine,
+    Neo4jEngine,
+    QueryResult,
+    SavedQuery,
+    get_query,
+    list_queries,
+    unknown_names,
+)
 
 from ._output import FORMATS, parse_params, print_rows, stdout
 
@@ -25,7 +35,9 @@ def query(
         Path | None, typer.Option("--db", help="Run on the embedded store of this build.")
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
-    show: Annotated[bool, typer.Option("--show", help="Print the Cypher instead.")] = False,
+    show: Annotated[
+        bool, typer.Option("--show", help="Print the query's Cypher (no parameters needed).")
+    ] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the saved queries.")] = False,
 ) -> None:
     """Run a saved Cypher query on Neo4j or on a build's embedded LadybugDB store.
@@ -55,26 +67,37 @@ def query(
     if neo4j and db:
         raise typer.BadParameter("give --neo4j or --db, not both")
     saved = get_query(name)
-    params = saved.bind(parse_params(param or [], saved.examples()))
     use_neo4j = neo4j or (db is None and bool(os.environ.get("NEO4J_URI")))
+    if show:  # the Cypher alone: no parameters or database needed
+        print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
+        return
+    params = saved.bind(parse_params(param or [], saved.examples()))
     if not use_neo4j and db is None:
         if not (Path("kg-out") / "graph.lbdb").exists():
             raise typer.BadParameter(
                 "say where to run it: --db BUILD_DIR, or --neo4j (or set NEO4J_URI)"
             )
         db = Path("kg-out")
-    if show:
-        print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
-        return
     if use_neo4j:
         from kg.exporters.neo4j import Neo4jSettings, connect
 
         settings = Neo4jSettings.from_env()
         driver = connect(settings)
         try:
-            result = Neo4jEngine(driver, settings.database).run(saved.text_for("neo4j"), params)
+            engine: Engine = Neo4jEngine(driver, settings.database)
+            result = _run(engine, saved, params)
         finally:
             driver.close()
     else:
-        result = LadybugEngine(db).run(saved.text_for("ladybug"), params)
+        result = _run(LadybugEngine(db), saved, params)
     print_rows(result.columns, result.rows, fmt)
+
+
+def _run(engine: Engine, saved: SavedQuery, params: dict) -> QueryResult:
+    """Run ``saved``; an empty answer because a parameter names nothing is an error."""
+    result = engine.run(saved.text_for(engine.name), params)
+    if not result.rows:
+        unknown = unknown_names(engine, saved, params)
+        if unknown:
+            raise KgError("; ".join(str(u) for u in unknown))
+    return result

@@ -179,6 +179,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
         if p is None:
             missing.append(g["text_start"][:60])
             p = {"entities": [], "relations": [], "results": []}
+        first_note = len(notes)
         p_ents, g_ents = p["entities"], g["entities"]
         typed = match_entities(p_ents, g_ents, typed=True)
         untyped = match_entities(p_ents, g_ents, typed=False)
@@ -202,6 +203,9 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
             rel_scores,
             notes if explain else None,
         )
+        paper = _paper_label(p, g)
+        for note in notes[first_note:]:
+            note["paper"] = paper
         m_pred, m_gold = _results(p["results"], g["results"], True)
         res.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
         m_pred, m_gold = _results(p["results"], g["results"], False)
@@ -223,6 +227,14 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
     if explain:
         out["explain"] = notes
     return out
+
+
+def _paper_label(pred: dict, gold: dict) -> str:
+    """Which paper a note is about: its id and the first words of its title or text."""
+    paper_id = pred.get("id") or gold.get("id") or ""
+    words = (pred.get("title") or gold.get("title") or gold["text_start"]).split()
+    head = " ".join(words[:6]) + (" ..." if len(words) > 6 else "")
+    return f"{paper_id} ({head})" if paper_id else head
 
 
 def _read_jsonl(path: Path) -> list[dict]:
