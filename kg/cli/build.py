@@ -109,7 +109,8 @@ def build(
         found = [f for f in listed.files if f not in named]  # found in directories
         if found:
             shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-            stderr.print(f"reading {len(found)} files from directories: {shown}", highlight=False)
+            files = "file" if len(found) == 1 else "files"
+            stderr.print(f"reading {len(found)} {files} from directories: {shown}", highlight=False)
 
     summary = run_build(
         inputs,

@@ -564,7 +564,13 @@ def record_from_json(
     text = _first(obj, fields.text)
     if text is None:
         keys = "/".join(fields.text)
-        return Skipped(source, line, f"empty abstract (no non-empty {keys} field)")
+        present = ", ".join(sorted(str(k) for k in obj)[:8]) or "none"
+        return Skipped(
+            source,
+            line,
+            f"empty abstract (no non-empty {keys} field; this record has: {present}; "
+            "name the abstract's key with --field text=KEY)",
+        )
     if not isinstance(text, str):
         return Skipped(source, line, f"abstract field is a {type(text).__name__}, not a string")
     text = clean_text(text)
