@@ -190,14 +190,14 @@ def test_load_graph_and_analyze_writes_report_and_plots(example_build, tmp_path)
     text = files[0].read_text()
     assert "## Leaderboards" in text and "LIBERO" in text and "GraspVLA" in text
     plots = {p.stem for p in files[1:]}
-    assert {"top_entities", "degree_distribution", "communities", "leaderboards"} <= plots
+    assert {"top_entities", "degree_distribution", "communities"} <= plots
     for plot in files[1:]:
         assert plot.read_bytes()[:4] == b"\x89PNG" and plot.stat().st_size > 5000
     data = json.loads(write_analysis(G, tmp_path / "js", "json")[0].read_text())
     assert data["counts"]["nodes"]["Paper"] == 12
     assert data["top_by_support"]["Method"][0]["support"] >= 1
     page = write_analysis(G, tmp_path / "h", "html")[0].read_text()
-    assert page.count("data:image/png;base64,") >= 4
+    assert page.count("data:image/png;base64,") >= 3
 
 
 def test_analyze_on_the_sample(sample_build, tmp_path):
@@ -212,3 +212,44 @@ def test_analyze_on_the_sample(sample_build, tmp_path):
     text = (tmp_path / "analysis.md").read_text()
     assert "| ImageNet | 5 |" in text  # five abstracts of the sample name ImageNet
     assert (tmp_path / "plots" / "top_entities.png").exists()
+
+
+def test_communities_plot_is_labelled_by_names_with_whole_numbers():
+    from kg.analytics.report import communities_figure
+
+    found = [
+        {"label": "Alpha / Beta / Gamma", "size": 5, "members": [], "top": []},
+        {"label": "Delta / Epsilon", "size": 2, "members": [], "top": []},
+    ]
+    fig = communities_figure(found)
+    (ax,) = fig.axes
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "Delta / Epsilon",
+        "Alpha / Beta / Gamma",
+    ]
+    ticks = [t for t in ax.get_xticks() if 0 <= t <= 5]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert communities_figure([]) is None
+
+
+def test_leaderboard_plot_needs_three_papers_one_value_each_in_one_unit():
+    from kg.analytics.report import plotted_leaderboards
+
+    def row(paper, method, value, unit="%"):
+        return {"dataset": "D", "metric": "acc", "method": method, "value": value,
+                "unit": unit, "paper_id": paper, "result": f"r:{paper}:{value}"}  # fmt: skip
+
+    two_papers = {"dataset": "D", "metric": "acc", "direction": "higher",
+                  "rows": [row("p1", "A", 90), row("p1", "B", 80), row("p2", "C", 70)]}  # fmt: skip
+    mixed = {"dataset": "E", "metric": "acc", "direction": "higher",
+             "rows": [row("p1", "A", 90), row("p1", "A", 88), row("p2", "B", 80),
+                      row("p3", "C", 0.75, None), row("p4", "D", 60)]}  # fmt: skip
+    ((board, rows),) = plotted_leaderboards([two_papers, mixed])
+    assert board["dataset"] == "E"
+    assert [(r.paper_id, r.method, r.value) for r in rows] == [
+        ("p1", "A", 90),
+        ("p2", "B", 80),
+        ("p4", "D", 60),
+    ]  # best of p1's two values for A; the unitless 0.75 is left out
+

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 
-__all__ = ["LeaderboardRow", "leaderboards", "metric_direction"]
+__all__ = ["LeaderboardRow", "comparable_rows", "leaderboards", "metric_direction"]
 
 _LOWER = re.compile(
     r"\b(error|errors|loss|perplexity|ppl|wer|cer|ter|fid|kid|mae|mse|rmse|rmsle|nll|eer|"
@@ -88,3 +89,33 @@ def leaderboards(
         rows.sort(key=lambda r: (sign * r.value, r.method or "", r.paper_id))
         out[(dataset, metric)] = (direction, rows)
     return out
+
+
+def comparable_rows(
+    rows: Sequence[LeaderboardRow], direction: str, min_papers: int = 3
+) -> list[LeaderboardRow]:
+    """The rows of one leaderboard that can share an axis, best first; [] if too few.
+
+    Keeps the most common unit (``%`` and no unit are not mixed), then the best value of
+    each (paper, method), and returns them only when they come from at least
+    ``min_papers`` different papers.
+
+    >>> row = lambda p, m, v, u="%": LeaderboardRow("D", "acc", m, v, u, p, f"r{p}{v}")
+    >>> rows = [row("p1", "A", 90), row("p1", "A", 85), row("p2", "B", 80),
+    ...         row("p3", "C", 0.7, None), row("p4", "C", 70)]
+    >>> [(r.paper_id, r.value) for r in comparable_rows(rows, "higher")]
+    [('p1', 90), ('p2', 80), ('p4', 70)]
+    >>> comparable_rows(rows[:3], "higher")
+    []
+    """
+    if not rows:
+        return []
+    units = Counter(r.unit for r in rows)
+    unit = min(units, key=lambda u: (-units[u], u or ""))
+    sign = 1 if direction == "lower" else -1
+    best: dict[tuple[str, str | None], LeaderboardRow] = {}
+    for r in sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id)):
+        if r.unit == unit:
+            best.setdefault((r.paper_id, r.method), r)
+    kept = sorted(best.values(), key=lambda r: (sign * r.value, r.method or "", r.paper_id))
+    return kept if len({r.paper_id for r in kept}) >= min_papers else []

@@ -13,7 +13,7 @@ import networkx as nx
 
 from kg.analytics.communities import communities
 from kg.analytics.curation import likely_duplicates, papers_without_entities, single_paper_entities
-from kg.analytics.leaderboards import leaderboards
+from kg.analytics.leaderboards import LeaderboardRow, comparable_rows, leaderboards
 from kg.analytics.lineage import outperforms_summary
 from kg.analytics.ranking import degree_histogram, top_entities
 from kg.analytics.trends import trends
@@ -98,23 +98,20 @@ def write_plots(data: dict[str, Any], directory: Path, fmt: str = "png") -> dict
     ax.set_title("Degree distribution")
     save(fig, "degree_distribution")
 
-    sizes = [c["size"] for c in data["communities"]][:20]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.bar(range(1, len(sizes) + 1), sizes, color="#16A34A")
-    ax.set_xlabel("community (largest first)")
-    ax.set_ylabel("members")
-    ax.set_title("Communities of methods and tasks")
-    save(fig, "communities")
+    fig = communities_figure(data["communities"])
+    if fig is not None:
+        save(fig, "communities")
 
-    boards = data["leaderboards"][:4]
+    boards = plotted_leaderboards(data["leaderboards"])[:4]
     if boards:
-        fig, axes = plt.subplots(len(boards), 1, figsize=(8, 2.2 * len(boards)), squeeze=False)
-        for ax, board in zip(axes[:, 0], boards, strict=True):
-            rows = board["rows"][:8][::-1]
-            labels = [f"{r['method'] or '?'} ({r['paper_id'][-6:]})"[:40] for r in rows]
-            ax.barh(labels, [r["value"] for r in rows], color="#9333EA")
+        fig, axes = plt.subplots(len(boards), 1, figsize=(8, 2.4 * len(boards)), squeeze=False)
+        for ax, (board, rows) in zip(axes[:, 0], boards, strict=True):
+            rows = rows[:8][::-1]
+            labels = [f"{r.method or '?'} ({r.paper_id[-6:]})"[:40] for r in rows]
+            ax.barh(labels, [r.value for r in rows], color="#9333EA")
             arrow = "lower is better" if board["direction"] == "lower" else "higher is better"
-            ax.set_title(f"{board['dataset']} — {board['metric']} ({arrow})", fontsize=9)
+            unit = f", {rows[0].unit}" if rows[0].unit else ""
+            ax.set_title(f"{board['dataset']} — {board['metric']}{unit} ({arrow})", fontsize=9)
             ax.tick_params(axis="y", labelsize=7)
         save(fig, "leaderboards")
 
@@ -126,9 +123,44 @@ def write_plots(data: dict[str, Any], directory: Path, fmt: str = "png") -> dict
             ax.plot(years, [t["counts"][y] for y in years], marker="o", label=t["name"][:30])
         ax.set_xlabel("year")
         ax.set_ylabel("papers")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("Rising and falling entities")
         ax.legend(fontsize=7)
         save(fig, "trends")
+    return out
+
+
+def communities_figure(found: list[dict[str, Any]], n: int = 15):
+    """A bar per community (largest ``n``), labelled by its best-supported members' names;
+    None when there is none."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    shown = found[:n][::-1]
+    if not shown:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.35 * len(shown)))
+    labels = [c["label"] if len(c["label"]) <= 60 else c["label"][:59] + "…" for c in shown]
+    ax.barh(labels, [c["size"] for c in shown], color="#16A34A")
+    ax.set_xlabel("members")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.tick_params(axis="y", labelsize=8)
+    ax.set_title("Communities of methods and tasks, by their best-supported members")
+    return fig
+
+
+def plotted_leaderboards(
+    boards: list[dict[str, Any]], min_papers: int = 3
+) -> list[tuple[dict[str, Any], list[LeaderboardRow]]]:
+    """The leaderboards worth a plot, with their rows: results from at least ``min_papers``
+    papers, one value per paper and method, in one unit (see :func:`comparable_rows`)."""
+    out = []
+    for board in boards:
+        rows = [LeaderboardRow(**r) for r in board["rows"]]
+        kept = comparable_rows(rows, board["direction"], min_papers)
+        if kept:
+            out.append((board, kept))
     return out
 
 
