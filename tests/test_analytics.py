@@ -253,3 +253,23 @@ def test_leaderboard_plot_needs_three_papers_one_value_each_in_one_unit():
         ("p4", "D", 60),
     ]  # best of p1's two values for A; the unitless 0.75 is left out
 
+
+def test_communities_do_not_depend_on_the_hash_seed(sample_build):
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys, kg; from kg.analytics import communities; "
+        "print(json.dumps([c.label for c in communities(kg.load_graph(sys.argv[1]))]))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script, str(sample_build)],
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1

@@ -39,7 +39,7 @@ def cooccurrence_graph(
         )
         pairs.update(combinations(named, 2))
     C = nx.Graph()
-    for key in wanted:
+    for key in keys:  # in a fixed order: Louvain's result depends on it
         C.add_node(key, name=G.nodes[key]["name"], label=G.nodes[key]["label"])
     for (a, b), w in pairs.items():
         if w >= min_papers:

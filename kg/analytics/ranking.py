@@ -42,7 +42,7 @@ def relation_graph(G: nx.MultiDiGraph) -> nx.DiGraph:
     """The entity-to-entity relations as a weighted DiGraph (weight: supporting papers)."""
     keys = set(entities(G))
     H = nx.DiGraph()
-    H.add_nodes_from(keys)
+    H.add_nodes_from(sorted(keys))  # a fixed order, whatever the hash seed
     for u, v, data in G.edges(data=True):
         if u in keys and v in keys:
             w = data.get("support", 1)
