@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
+
+import pytest
 
 from kg import load_graph
 from kg.graph.model import ENTITY_LABELS
@@ -92,8 +93,8 @@ def test_viz_in_chromium_on_the_sample(sample_build):
     corpus = shared_path("corpora", "daily_papers.txt").read_text(encoding="utf-8")
     sentences = [line for line in seen["details"].splitlines() if "ImageNet" in line]
     for line in sentences[:5]:
-        sentence = re.sub(r" \(sha1:[0-9a-f]{12}\)$", "", line)
-        assert sentence in corpus
+        assert line in corpus  # the paper it is from is on a line of its own
+    assert "sha1:" not in seen["details"]  # papers are named by their first words
 
 
 def test_viz_shows_top_n_first(example_build, tmp_path):
@@ -108,3 +109,77 @@ def test_viz_shows_top_n_first(example_build, tmp_path):
     assert (
         "GraspVLA is evaluated on the CALVIN benchmark and on the LIBERO suite." in seen["details"]
     )
+
+
+def test_viz_papers_without_titles_show_their_first_words(example_build):
+    G = load_graph(example_build[0])
+    data = viz_data(G)
+    texts = {d["paper_id"]: d["text"] for _, d in G.nodes(data=True) if d["label"] == "Paper"}
+    assert data["papers"]
+    for pid, info in data["papers"].items():
+        assert pid.startswith("sha1:") and not info["title"]  # text input: no ids, no titles
+        words = info["label"].removesuffix(" …").split()
+        assert len(words) == 8 and texts[pid].split()[:8] == words
+
+
+def _first_view(page_path, screenshot) -> dict:
+    _require_tools()
+    proc = subprocess.run(
+        ["node", "viz_first_view.mjs"],
+        cwd=BROWSER_DIR,
+        env={
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+            "KG_VIZ_FILE": str(page_path),
+            "KG_SCREENSHOT": str(screenshot),
+            "CHROMIUM": CHROMIUM,
+        },
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def build_2000(tmp_path_factory):
+    """A build of the first 2,000 abstracts of the shared arXiv corpus."""
+    import gzip
+    import itertools
+
+    from kg.build import build
+
+    corpus = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    work = tmp_path_factory.mktemp("viz2000")
+    with gzip.open(corpus, "rb") as fh, open(work / "papers.jsonl", "wb") as out:
+        out.writelines(itertools.islice(fh, 2000))
+    build([work / "papers.jsonl"], work / "out", n_process=2, exporters=("jsonl", "json"))
+    return work / "out"
+
+
+@pytest.mark.parametrize("which", ["example", "sample", "2000"])
+def test_viz_first_view_is_readable(which, request):
+    """Before any click: the 30 best-supported nodes are drawn with labels of at least
+    10 px on screen, inside the view, none overlapping; their relations are drawn."""
+    from kg.viz import LABELLED, write_html
+
+    out = {
+        "example": lambda: request.getfixturevalue("example_build")[0],
+        "sample": lambda: request.getfixturevalue("sample_build"),
+        "2000": lambda: request.getfixturevalue("build_2000"),
+    }[which]()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = write_html(load_graph(out), ARTIFACTS / f"viz-first-view-{which}.html")
+    seen = _first_view(page, ARTIFACTS / f"viz-first-view-{which}.png")
+    assert seen["errors"] == []
+    top = seen["top"]
+    assert len(top) == LABELLED == 30
+    for node in top:
+        assert node["drawn"] and node["labelDrawn"], node["name"]
+        assert node["fontPx"] >= 10 and node["labelOnScreen"], node
+    assert seen["overlaps"] == []
+    assert seen["topEdges"] > 0 and seen["edgesDrawn"] >= seen["topEdges"]
+    assert min(seen["edgeWidthPx"]) >= 1 and min(seen["edgeOpacity"]) >= 0.5
+    if which == "example":
+        assert seen["allOverlaps"] == 0  # no label drawn overlaps another
+    assert seen["labelsOnScreen"] >= LABELLED
