@@ -45,17 +45,18 @@ def test_viz_page_escapes_names(tmp_path):
     assert NASTY[1].replace("\\", "\\\\").replace('"', '\\"') in page  # JSON-encoded
 
 
-def _open(page_path, search: str, screenshot):
+def _browser_script(script: str, page_path, screenshot, **env: str) -> dict:
+    """Run ``tests/browser/SCRIPT`` on a kg viz page; return the JSON line it prints."""
     _require_tools()
     proc = subprocess.run(
-        ["node", "viz.mjs"],
+        ["node", script],
         cwd=BROWSER_DIR,
         env={
             "PATH": "/usr/bin:/bin:/usr/local/bin",
             "KG_VIZ_FILE": str(page_path),
-            "KG_SEARCH": search,
             "KG_SCREENSHOT": str(screenshot),
             "CHROMIUM": CHROMIUM,
+            **env,
         },
         capture_output=True,
         text=True,
@@ -63,6 +64,10 @@ def _open(page_path, search: str, screenshot):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _open(page_path, search: str, screenshot):
+    return _browser_script("viz.mjs", page_path, screenshot, KG_SEARCH=search)
 
 
 def test_viz_in_chromium_on_the_sample(sample_build):
@@ -123,22 +128,7 @@ def test_viz_papers_without_titles_show_their_first_words(example_build):
 
 
 def _first_view(page_path, screenshot) -> dict:
-    _require_tools()
-    proc = subprocess.run(
-        ["node", "viz_first_view.mjs"],
-        cwd=BROWSER_DIR,
-        env={
-            "PATH": "/usr/bin:/bin:/usr/local/bin",
-            "KG_VIZ_FILE": str(page_path),
-            "KG_SCREENSHOT": str(screenshot),
-            "CHROMIUM": CHROMIUM,
-        },
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return _browser_script("viz_first_view.mjs", page_path, screenshot)
 
 
 @pytest.fixture(scope="module")

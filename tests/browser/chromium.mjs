@@ -9,3 +9,14 @@ export function launchChromium() {
            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+// A new page of `browser` at 1400x900 whose console errors and warnings and page errors
+// are collected in `errors`.
+export async function newPage(browser, errors) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') errors.push(`${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(String(err)));
+  return page;
+}

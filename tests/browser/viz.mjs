@@ -3,18 +3,14 @@
 // KG_SEARCH (text to search), KG_SCREENSHOT (PNG path), CHROMIUM (default /usr/bin/chromium).
 // Prints one JSON line: {"drawn", "shownCount", "withoutMetrics", "dataNodes", "matches",
 // "selected", "details", "marks", "errors"}.
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, newPage } from './chromium.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = process.env;
 const browser = await launchChromium();
 const errors = [];
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') errors.push(`${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(String(err)));
+  const page = await newPage(browser, errors);
   page.on('requestfailed', (req) => errors.push(`request failed: ${req.url()}`));
   await page.goto(pathToFileURL(env.KG_VIZ_FILE).href);
   await page.waitForFunction(() => window.kgViz !== undefined, null, { timeout: 30000 });

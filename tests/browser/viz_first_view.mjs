@@ -3,7 +3,7 @@
 // drawn, at what size on screen, whether those labels overlap, and which edges are drawn.
 // Environment: KG_VIZ_FILE (the HTML), KG_SCREENSHOT (PNG path), KG_TOP (nodes checked,
 // default 30), CHROMIUM. Prints one JSON line.
-import { launchChromium } from './chromium.mjs';
+import { launchChromium, newPage } from './chromium.mjs';
 import { pathToFileURL } from 'node:url';
 
 const env = process.env;
@@ -11,11 +11,7 @@ const top = Number(env.KG_TOP || 30);
 const browser = await launchChromium();
 const errors = [];
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') errors.push(`${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(String(err)));
+  const page = await newPage(browser, errors);
   await page.goto(pathToFileURL(env.KG_VIZ_FILE).href);
   await page.waitForFunction(() => window.kgViz !== undefined, null, { timeout: 30000 });
   await page.waitForTimeout(800);  // animations and label placement settle
