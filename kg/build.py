@@ -124,19 +124,12 @@ def build(
             write_manifest(tmp, version=__version__, inputs=listed.files)
             summary.files = sorted(p.name for p in tmp.iterdir())
             replace_dir(tmp, out_dir)
-        except KgError as exc:
+        except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, BuildError):
-                raise
-            raise BuildError(f"the build failed: {exc}; {_kept(out_dir)}") from exc
-        except Exception as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise BuildError(
-                f"the build failed ({type(exc).__name__}: {exc}); {_kept(out_dir)}"
-            ) from exc
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+            if isinstance(exc, BuildError) or not isinstance(exc, Exception):
+                raise  # already says what happened; or an interrupt, passed on as it is
+            why = str(exc) if isinstance(exc, KgError) else f"{type(exc).__name__}: {exc}"
+            raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
     return summary
 
 

@@ -113,7 +113,7 @@ def _ignore_reason(entry: Path) -> str | None:
         return "a kg build's output, not abstracts" if (entry / "kg-build.json").exists() else None
     if not entry.is_file():
         return "not a regular file"
-    base = name[:-3] if name.lower().endswith(".gz") else name
+    base = _without_gz(name)
     stem = base.split(".")[0].upper()
     if stem in _DOCUMENT_NAMES or stem.startswith(("LICENSE", "LICENCE")):
         return "a document about the folder (README, LICENSE, ...), not abstracts"
@@ -165,7 +165,7 @@ def read_path(
         return
     try:
         with open(path, "rb") as fh:
-            raw: IO[bytes] = _GunzipStream(fh) if path.name.lower().endswith(".gz") else fh
+            raw: IO[bytes] = _GunzipStream(fh) if _without_gz(path.name) != path.name else fh
             yield from _read_stream(raw, str(path), _format_from_name(path), fields, max_chars)
     except OSError as exc:
         yield Skipped(str(path), None, f"cannot read file: {exc}")
@@ -241,14 +241,16 @@ _DOCUMENT_NAMES = {
 }
 
 
+def _without_gz(name: str) -> str:
+    return name[:-3] if name.lower().endswith(".gz") else name
+
+
 def _is_input_file(path: Path) -> bool:
-    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-    return Path(name).suffix.lower() in _KNOWN_SUFFIXES
+    return Path(_without_gz(path.name)).suffix.lower() in _KNOWN_SUFFIXES
 
 
 def _format_from_name(path: Path) -> str | None:
-    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-    suffix = Path(name).suffix.lower()
+    suffix = Path(_without_gz(path.name)).suffix.lower()
     if suffix in _JSONL_SUFFIXES:
         return "jsonl"
     if suffix == ".json":
