@@ -15,6 +15,7 @@ import argparse
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=10_000, help="abstracts (0 = all)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--keep", type=Path, help="move the last run's build directory here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:
         tmpdir = Path(tmp)
@@ -122,6 +124,8 @@ def main() -> None:
                 f"peak RSS {res['peak_rss_mb']:.0f} MB{growth}; stages: {stages}",
                 flush=True,
             )
+        if args.keep:
+            shutil.move(tmpdir / f"out-j{args.jobs[-1]}", args.keep)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -17,6 +17,7 @@ from kg.exporters import EXPORTERS
 from kg.graph import add_entities, add_paper, new_graph
 from kg.ingest import FieldMap, Record, Skipped, read
 from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles, list_inputs
+from kg.nlp.extraction import confident
 from kg.nlp.pipeline import extract
 from kg.outdir import check_output_dir, locked, new_temp_dir, replace_dir, write_manifest
 from kg.resolve import Resolver, local_entities, paper_record
@@ -59,6 +60,7 @@ def build(
     max_chars: int = DEFAULT_MAX_CHARS,
     exporters: Iterable[str] = EXPORTERS,
     force: bool = False,
+    min_confidence: float = 0.0,
     progress: Callable[..., Iterable] = _identity,
     on_skip: Callable[[Skipped], None] | None = None,
     on_inputs: Callable[[InputFiles], None] | None = None,
@@ -71,6 +73,9 @@ def build(
     ``kg-build.json``) holding nothing else; ``force=True`` replaces any directory, but an
     input inside ``out_dir`` is refused even then. A lock beside ``out_dir`` refuses a
     second build into the same place while one runs.
+
+    ``min_confidence`` leaves out relations whose confidence (the calibrated chance that
+    the relation is right) is below it.
 
     ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar);
     ``on_inputs`` is told which files are read and which directory entries are ignored.
@@ -113,6 +118,7 @@ def build(
                 fields=fields,
                 max_chars=max_chars,
                 exporters=exporters,
+                min_confidence=min_confidence,
                 progress=progress,
                 on_skip=on_skip,
             )
@@ -121,7 +127,9 @@ def build(
                     f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
                     f"messages above); {_kept(out_dir)}"
                 )
-            write_manifest(tmp, version=__version__, inputs=listed.files)
+            pipeline = {"config": str(config) if config else "default (kg/nlp/data/pipeline.cfg)",
+                        "min_confidence": min_confidence}  # fmt: skip
+            write_manifest(tmp, version=__version__, inputs=listed.files, pipeline=pipeline)
             summary.files = sorted(p.name for p in tmp.iterdir())
             replace_dir(tmp, out_dir)
         except BaseException as exc:
@@ -175,6 +183,7 @@ def _build_into(
     fields,
     max_chars,
     exporters,
+    min_confidence,
     progress,
     on_skip,
 ) -> None:
@@ -195,6 +204,7 @@ def _build_into(
                 if on_skip is not None:
                     on_skip(item)
                 continue
+            item = confident(item, min_confidence)
             pickle.dump((item, local_entities(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
             summary.papers += 1
     timings["nlp"] = time.perf_counter() - t0

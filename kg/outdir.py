@@ -108,14 +108,18 @@ def check_output_dir(out_dir: Path, inputs: Iterable[Path], *, force: bool = Fal
         )
 
 
-def write_manifest(directory: Path, *, version: str, inputs: Iterable[str]) -> None:
-    """Mark ``directory`` as a kg build, listing the files in it (written last)."""
+def write_manifest(
+    directory: Path, *, version: str, inputs: Iterable[str], pipeline: dict | None = None
+) -> None:
+    """Mark ``directory`` as a kg build, listing the files in it and the pipeline settings
+    it was built with (written last)."""
     files = sorted(p.name for p in directory.iterdir() if p.name != MANIFEST)
     data = {
         "tool": "kg build",
         "version": version,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "inputs": list(inputs),
+        "pipeline": pipeline or {},
         "files": files,
     }
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -7,9 +7,13 @@ MATCH (a:Method|Task|Dataset|Metric), (b:Method|Task|Dataset|Metric)
 WHERE (a.key = $from OR lower(a.name) = lower($from) OR $from IN a.aliases)
   AND (b.key = $to OR lower(b.name) = lower($to) OR $to IN b.aliases)
   AND a.key <> b.key
-MATCH path = (a)-[* SHORTEST 1..6]-(b)
-RETURN a.name AS source, b.name AS target, length(path) AS hops,
-       list_transform(nodes(path), n -> coalesce(n.name, n.title, n.paper_id, n.key)) AS names,
-       list_transform(rels(path), r -> label(r)) AS relationships
-ORDER BY hops, source, target
+MATCH path = (a)-[* ALL SHORTEST 1..6]-(b)
+WITH a.name AS source, b.name AS target, length(path) AS hops,
+     list_transform(nodes(path), n -> coalesce(n.name, n.title, n.paper_id, n.key)) AS names,
+     list_transform(rels(path), r -> label(r)) AS relationships
+// of equally short paths, the first by the names along it (the same one on Neo4j)
+WITH source, target, hops, names, relationships,
+     list_reduce(names, (x, y) -> concat(x, '|', y)) AS along
+ORDER BY hops, source, target, along
 LIMIT 1
+RETURN source, target, hops, names, relationships

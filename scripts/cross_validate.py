@@ -1,4 +1,4 @@
-"""Cross-validate the entity classifier on gold/train.jsonl, scored at paper level.
+"""Cross-validate the entity classifier on the training papers, scored at paper level.
 
 Usage: python scripts/cross_validate.py [--folds 4] [--assignments 3] [--set KEY=VALUE ...]
                                         [--save FILE]
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from thinc.api import Config, ConfigValidationError
-from train_entities import CLASSES, SHARED, examples, load_records
+from train_entities import CLASSES, SHARED, TRAINING, examples, load_records, read_gold
 
 from kg.build import build
 from kg.eval import evaluate
@@ -84,7 +84,7 @@ def cross_validate(
             # new files per fold: kg caches a pipeline by its config file, not the files it names
             run = work / f"assignment{k}-fold{fold}"
             run.mkdir()
-            model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs)
+            model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs, jobs=2)
             model.to_disk(run / "classifier.json")
             fold_config = config.copy()
             fold_config["components"]["kg_entities"]["classifier"]["path"] = str(
@@ -106,18 +106,23 @@ def cross_validate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, default=SHARED / "gold/train.jsonl")
+    parser.add_argument(
+        "--gold",
+        type=Path,
+        action="append",
+        help="annotated papers (repeatable; default: the 1,340 training ones)",
+    )
     parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--assignments", type=int, default=3, help="fold assignments averaged")
     parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--seeds", type=int, default=15, help="perceptrons averaged per model")
+    parser.add_argument("--seeds", type=int, default=6, help="perceptrons averaged per model")
     parser.add_argument("--set", dest="settings", type=parse_setting, action="append",
                         default=[], metavar="KEY=VALUE", help="a pipeline setting")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--save", type=Path, help="write the scores as JSON")
     args = parser.parse_args()
-    gold = [json.loads(line) for line in args.gold.open(encoding="utf-8")]
+    gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
     records = load_records(args.abstracts, {g["id"] for g in gold})

@@ -1,12 +1,12 @@
 """Train the entity candidate classifier (kg/nlp/data/entity_classifier.json).
 
-Usage: python scripts/train_entities.py [--gold ../shared/gold/train.jsonl]
-                                        [--abstracts ../shared/corpora/ml_abstracts.jsonl.gz]
+Usage: python scripts/train_entities.py [--gold FILE ...] [--abstracts FILE]
 
 Each candidate span the rules propose (abbreviations, gazetteer, name-like tokens, noun
 phrases) is labelled with the type of the gold entity whose normalised name or alias it
-equals, else "O"; an averaged perceptron learns to type or reject candidates. Only
-gold/train.jsonl is used (dev.jsonl stays for measuring).
+equals, else "O"; an averaged perceptron learns to type or reject candidates. The
+training papers are gold/train.jsonl and gold/silver/train.jsonl (1,340 abstracts);
+dev.jsonl and silver/test.jsonl stay for measuring.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from kg.resolve.keys import normalise_name
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CLASSES = ["O", "Method", "Task", "Dataset", "Metric"]
+TRAINING = [SHARED / "gold/train.jsonl", SHARED / "gold/silver/train.jsonl"]
 
 
 def load_records(path: Path, ids: set[str]) -> dict[str, dict]:
@@ -44,32 +45,49 @@ def load_abstracts(path: Path, ids: set[str]) -> dict[str, str]:
 
 
 def examples(nlp, gold: list[dict], texts: dict[str, str]) -> list[tuple[list[str], str]]:
+    """Return ``(features, label)`` for every candidate span of the gold papers' texts."""
+    return [x for paper in examples_by_paper(nlp, gold, texts) for x in paper]
+
+
+def examples_by_paper(
+    nlp, gold: list[dict], texts: dict[str, str]
+) -> list[list[tuple[list[str], str]]]:
+    """Return the candidate examples of each gold paper (an empty list for a paper whose
+    text is missing), in the order of ``gold``."""
     recognizer = nlp.get_pipe("kg_entities")
-    data = []
-    for g in gold:
-        text = texts.get(g["id"])
-        if text is None:
-            continue
+    known = [g for g in gold if g["id"] in texts]
+    docs = nlp.pipe((clean_text(texts[g["id"]]) for g in known), batch_size=64)
+    by_id: dict[str, list[tuple[list[str], str]]] = {}
+    for g, doc in zip(known, docs, strict=True):
         labels = {}
         for ent in g["entities"]:
             for form in [ent["name"], *ent.get("aliases", [])]:
                 labels.setdefault(normalise_name(form), ent["type"])
-        doc = nlp(clean_text(text))
-        for span, _, feats in recognizer.featurised_spans(doc):
-            data.append((feats, labels.get(normalise_name(span.text), "O")))
-    return data
+        by_id[g["id"]] = [
+            (feats, labels.get(normalise_name(span.text), "O"))
+            for span, _, feats in recognizer.featurised_spans(doc)
+        ]
+    return [by_id.get(g["id"], []) for g in gold]
+
+
+def read_gold(paths: list[Path]) -> list[dict]:
+    """Return the annotated papers of all ``paths`` (JSONL), in order."""
+    return [json.loads(line) for path in paths for line in path.open(encoding="utf-8")]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, default=SHARED / "gold/train.jsonl")
+    parser.add_argument("--gold", type=Path, action="append", help="annotated papers (JSONL; "
+                        "repeat for several files; default: gold/train.jsonl and "
+                        "gold/silver/train.jsonl)")  # fmt: skip
     parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
     parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--seeds", type=int, default=15, help="models averaged")
+    parser.add_argument("--seeds", type=int, default=6, help="models averaged")
+    parser.add_argument("--jobs", type=int, default=2, help="models trained at once")
     parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     args = parser.parse_args()
-    gold = [json.loads(line) for line in args.gold.open(encoding="utf-8")]
+    gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
     texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
@@ -77,7 +95,9 @@ def main() -> None:
     data = examples(nlp, gold, texts)
     labels = Counter(label for _, label in data)
     print(f"{len(data)} candidates from {len(texts)} abstracts: {labels}")
-    model = AveragedPerceptron.ensemble(CLASSES, data, seeds=args.seeds, epochs=args.epochs)
+    model = AveragedPerceptron.ensemble(
+        CLASSES, data, seeds=args.seeds, epochs=args.epochs, jobs=args.jobs
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.to_disk(args.out)
     print(f"wrote {args.out} ({len(model.weights)} features)")

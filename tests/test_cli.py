@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.cli import app
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, shared_path
 
 runner = CliRunner()
 
@@ -300,3 +300,30 @@ def test_cli_eval_explain_names_the_paper(example_build, tmp_path):
     header = lines.index(next(x for x in lines if x.startswith(first["id"])))
     assert first["text"].split()[0] in lines[header]
     assert any("entity_fn" in x and "NoSuchMethod" in x for x in lines[header + 1 :])
+
+
+def _relations(out):
+    lines = (out / "extractions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [r for line in lines for r in json.loads(line)["relations"]]
+
+
+def test_build_min_confidence_leaves_out_less_likely_relations(tmp_path):
+    corpus = shared_path("gold", "silver", "test_abstracts.jsonl")
+    runs = {}
+    for threshold in ("0", "0.5"):
+        out = tmp_path / f"out-{threshold}"
+        result = runner.invoke(
+            app, ["build", str(corpus), "-o", str(out), "--only", "jsonl", "-j", "2",
+                  "--min-confidence", threshold],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        runs[threshold] = _relations(out)
+    assert runs["0"] and all(0 < r["confidence"] < 1 for r in runs["0"])
+    assert any(r["confidence"] < 0.5 for r in runs["0"])
+    assert runs["0.5"] and all(r["confidence"] >= 0.5 for r in runs["0.5"])
+    kept = {(r["head"], r["type"], r["tail"]) for r in runs["0.5"]}
+    assert kept == {(r["head"], r["type"], r["tail"]) for r in runs["0"] if r["confidence"] >= 0.5}
+    result = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(tmp_path / "x"),
+                                 "--min-confidence", "1.5"], env={"COLUMNS": "200"})  # fmt: skip
+    assert result.exit_code == 2 and "--min-confidence" in result.output
+    assert "less than or equal to" in result.output and not (tmp_path / "x").exists()

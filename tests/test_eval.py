@@ -88,6 +88,19 @@ def test_eval_compared_with_is_symmetric():
     assert s["relations_per_type"]["COMPARED_WITH"]["matched_pred"] == 1
 
 
+def test_eval_scores_relations_at_confidence_thresholds():
+    rels = [
+        {"head": "method:2", "type": "APPLIED_TO", "tail": "task:1", "confidence": 0.8},
+        {"head": "method:2", "type": "OUTPERFORMS", "tail": "task:4", "confidence": 0.4},
+    ]
+    s = evaluate([GOLD], [dict(PRED, relations=rels)])
+    at = s["relations_at_confidence"]
+    assert at["0.3"]["pred"] == 2 and at["0.3"]["precision"] == pytest.approx(0.5)
+    assert at["0.5"]["pred"] == 1 and at["0.5"]["precision"] == pytest.approx(1.0)
+    assert at["0.9"]["pred"] == 0 and at["0.9"]["recall"] == 0
+    assert "confidence >= 0.5" in format_table(s)
+
+
 def test_eval_results_value_and_metric():
     s = evaluate([GOLD], [PRED])
     assert s["results"]["matched_pred"] == 1  # 71.4 mAP; 4x has gold metric null

@@ -19,7 +19,7 @@ from kg.nlp.proposals import (
     proposed_method,
 )
 from kg.nlp.results import find_numbers
-from kg.nlp.text import clean_text
+from kg.nlp.text import clean_text, clean_text_map
 from tests.conftest import EXAMPLES
 
 
@@ -40,6 +40,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.gazetteer.v1",
         "kg.head_priors.v1",
         "kg.entity_classifier.v1",
+        "kg.relation_classifier.v1",
         "kg.parse_number.v1",
     }
     assert "kg.tokenizer_tweaks.v1" in registry.callbacks.get_all()
@@ -256,7 +257,16 @@ def test_noun_phrases_are_cut_after_their_last_comma(nlp):
     assert content_tokens(chunk, lexicon).text == "hierarchical multi-agent framework"
 
 
-def test_metrics_are_not_tied_to_a_task_named_elsewhere(nlp):
+@pytest.fixture(scope="module")
+def rules_nlp():
+    """The pipeline with its relation rules alone (no relation classifier)."""
+    from kg.nlp import load_pipeline
+
+    return load_pipeline(overrides={"components.kg_relations.classifier.path": "none"})
+
+
+def test_metrics_are_not_tied_to_a_task_named_elsewhere(rules_nlp):
+    nlp = rules_nlp
     doc = nlp(
         clean_text(
             "We propose StrideNet for temporal action detection. "
@@ -338,12 +348,46 @@ def test_the_main_method_is_the_longer_of_two_nested_proposals(nlp):
     assert proposed_method(doc, [short, long_]) == short
 
 
-def test_text_clean_keeps_offsets():
+def test_text_clean_maps_offsets_back():
     raw = r"We get 11\% and 4.6$\times$ speedup with \textbf{FastNet}."
-    clean = clean_text(raw)
-    assert len(clean) == len(raw)
-    assert clean.index("FastNet") == raw.index("FastNet")
-    assert [(n, u) for _, _, _, n, u in find_numbers(clean)] == [("11", "%"), ("4.6", "x")]
+    clean = clean_text_map(raw)
+    assert clean.text == "We get 11% and 4.6x speedup with FastNet."
+    start = clean.text.index("FastNet")
+    assert raw[slice(*clean.span(start, start + len("FastNet")))] == "FastNet"
+    assert [(n, u) for _, _, _, n, u in find_numbers(clean.text)] == [("11", "%"), ("4.6", "x")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        (r"\texttt{D}ual-\texttt{H}ead \texttt{O}ptimization", "Dual-Head Optimization"),
+        (r"the Fr\'echet Inception Distance", "the Fréchet Inception Distance"),
+        (r"Fr{\'e}chet and G\"odel", "Fréchet and Gödel"),
+        (r"an $\ell_2$ penalty", "an ℓ2 penalty"),
+        (r"a $4\times$ speedup, 4\times less", "a 4x speedup, 4x less"),
+        (r"as in~\cite{smith2020} and \href{https://x.org}{here}.", "as in  and here."),
+        ("plain text, no markup", "plain text, no markup"),
+    ],
+)
+def test_text_clean_removes_latex(raw, clean):
+    assert clean_text(raw) == clean
+
+
+def test_latex_never_reaches_names_and_offsets_point_into_the_original():
+    text = (
+        r"We propose \texttt{D}ual-\texttt{H}ead \texttt{O}ptimization (DHO), a method for "
+        r"image generation. DHO lowers the Fr\'echet Inception Distance by $4\times$ on "
+        r"the \textbf{CelebA} dataset."
+    )
+    (paper,) = extract([Record(id="p1", text=text)])
+    names = {m.text for m in paper.mentions}
+    assert "Dual-Head Optimization" in names
+    assert not [n for n in names if "\\" in n or "texttt" in n or "{" in n]
+    for m in paper.mentions:
+        cleaned = clean_text(text[m.start : m.end])
+        assert " ".join(cleaned.split()) == m.text, (m, text[m.start : m.end])
+    for start, end in paper.sentences:
+        assert 0 <= start < end <= len(text)
 
 
 @pytest.mark.parametrize("word", ["LoRA", "GPT-4", "ResNet", "COCO", "wav2vec"])
@@ -472,14 +516,14 @@ def test_extract_reads_a_config_again_after_it_is_edited(tmp_path):
     path = tmp_path / "pipeline.cfg"
     records = [Record(id="p0", text="We propose StrideNet for image classification on ImageNet.")]
 
-    def relations_with(paper_scope: bool) -> int:
-        config["components"]["kg_relations"]["paper_scope"] = paper_scope
+    def relations_with(bias: float | None) -> int:
+        config["components"]["kg_relations"]["bias"] = bias  # 1e9: the classifier keeps none
         config.to_disk(path)
         return sum(len(e.relations) for e in extract(records, config=path))
 
-    assert relations_with(True) > 0
-    assert relations_with(False) == 0  # the same path, edited: not the cached pipeline
-    assert relations_with(True) > 0
+    assert relations_with(None) > 0
+    assert relations_with(1e9) == 0  # the same path, edited: not the cached pipeline
+    assert relations_with(None) > 0
 
 
 def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):

@@ -17,9 +17,15 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
 
     config = load_project_config(PROJECT)
     commands = {c["name"]: c for c in config["commands"]}
-    assert config["workflows"]["all"] == ["convert", "train", "package", "evaluate"]
+    assert config["workflows"]["all"] == [
+        "convert",
+        "train",
+        "train-relations",
+        "package",
+        "evaluate",
+    ]
     assert set(config["workflows"]["all"]) <= set(commands)
-    for name in ("convert", "train"):
+    for name in ("convert", "train", "train-relations"):
         script = commands[name]["script"][0]
         path = script.split()[1]
         assert (PROJECT / path).resolve().is_file(), script
@@ -37,11 +43,14 @@ def _run(*args: str) -> str:
     return proc.stdout
 
 
-def _training_inputs() -> list[str]:
-    """The --gold and --abstracts options of the training scripts (skips without them)."""
-    gold = shared_path("gold", "train.jsonl")
+def _training_inputs(silver: bool = False) -> list[str]:
+    """The --gold and --abstracts options of the training scripts (skips without them):
+    gold/train.jsonl, and with ``silver`` also gold/silver/train.jsonl."""
+    files = [shared_path("gold", "train.jsonl")]
+    if silver:
+        files.append(shared_path("gold", "silver", "train.jsonl"))
     abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
-    return ["--gold", str(gold), "--abstracts", str(abstracts)]
+    return [a for f in files for a in ("--gold", str(f))] + ["--abstracts", str(abstracts)]
 
 
 def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
@@ -54,8 +63,8 @@ def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
 
 def test_shipped_classifier_is_what_train_builds(tmp_path):
     out = tmp_path / "entity_classifier.json"
-    said = _run("scripts/train_entities.py", *_training_inputs(), "--out", str(out))
-    assert "80 abstracts" in said
+    said = _run("scripts/train_entities.py", *_training_inputs(silver=True), "--out", str(out))
+    assert "1340 abstracts" in said
     assert out.read_bytes() == (DATA / "entity_classifier.json").read_bytes()
 
 
@@ -98,3 +107,31 @@ def test_cross_validation_names_a_setting_the_config_lacks():
     )  # fmt: skip
     assert proc.returncode != 0
     assert "components.kg_nowhere.size" in proc.stderr and "kg_nowhere" in proc.stderr
+
+
+def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads(tmp_path):
+    from kg.nlp import load_pipeline
+
+    out = tmp_path / "relations.json"
+    said = _run(
+        "scripts/train_relations.py", *_training_inputs(), "--limit", "16", "--folds", "2",
+        "--entity-seeds", "1", "--entity-epochs", "2", "--seeds", "1", "--epochs", "2",
+        "--out", str(out),
+    )  # fmt: skip
+    assert "entity pairs from 16 abstracts" in said and "calibration" in said
+    meta = json.loads(out.read_text())["meta"]
+    a, b = meta["calibration"]
+    assert a > 0  # a larger margin over "no relation" means a likelier relation
+    assert isinstance(meta["bias"], float)
+    nlp = load_pipeline(overrides={"components.kg_relations.classifier.path": str(out)})
+    doc = nlp(
+        "We propose StrideNet for temporal action detection. StrideNet uses a VideoMAE "
+        "encoder and outperforms ActionFormer on THUMOS14."
+    )
+    rels = doc._.kg_relations
+    assert all(r["rule"] == "kg_relations.classifier" and 0 < r["confidence"] < 1 for r in rels)
+
+
+def test_shipped_relation_classifier_carries_its_cross_validated_settings():
+    meta = json.loads((DATA / "relation_classifier.json").read_text())["meta"]
+    assert meta["calibration"][0] > 0 and meta["bias"] <= 0

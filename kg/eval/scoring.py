@@ -164,6 +164,10 @@ def _results(pred: list[dict], gold: list[dict], with_metric: bool) -> tuple[int
     return matched, len(used)
 
 
+CONFIDENCE_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
+"""Relation confidences at which ``kg eval`` also scores relations (precision-recall)."""
+
+
 def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = False) -> dict:
     """Return the scores of ``pred`` records against ``gold`` records (micro-averaged)."""
     by_key = {paper_match_key(p["text"]): p for p in pred}
@@ -171,6 +175,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
     per_type: dict[str, Score] = {}
     rel_scores: dict[str, Score] = {}
     res, res_value = Score(), Score()
+    at_confidence = {t: Score() for t in CONFIDENCE_THRESHOLDS}
     missing, notes = [], []
     papers = 0
     for g in gold:
@@ -203,6 +208,12 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
             rel_scores,
             notes if explain else None,
         )
+        for t, score in at_confidence.items():
+            kept = [r for r in p["relations"] if r.get("confidence", 1.0) >= t]
+            per_rel: dict[str, Score] = {}
+            _relations(p_ents, kept, g_ents, g["relations"], typed, per_rel, None)
+            for s in per_rel.values():
+                score.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
         paper = _paper_label(p, g)
         for note in notes[first_note:]:
             note["paper"] = paper
@@ -221,6 +232,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
         "entities_per_type": {k: v.as_dict() for k, v in sorted(per_type.items())},
         "relations": rel_all.as_dict(),
         "relations_per_type": {k: v.as_dict() for k, v in sorted(rel_scores.items())},
+        "relations_at_confidence": {str(t): v.as_dict() for t, v in at_confidence.items()},
         "results": res.as_dict(),
         "results_value_only": res_value.as_dict(),
     }
@@ -250,7 +262,12 @@ def evaluate_files(gold: str | Path, pred: str | Path, *, explain: bool = False)
     for path in (Path(gold), pred):
         if not path.exists():
             raise FileNotFoundError(f"{path} not found")
-    return evaluate(_read_jsonl(Path(gold)), _read_jsonl(pred), explain=explain)
+    scores = evaluate(_read_jsonl(Path(gold)), _read_jsonl(pred), explain=explain)
+    manifest = pred.parent / "kg-build.json"
+    if manifest.exists():
+        settings = json.loads(manifest.read_text(encoding="utf-8")).get("pipeline") or {}
+        scores["pipeline"] = settings
+    return scores
 
 
 def format_table(scores: dict) -> str:
@@ -270,10 +287,15 @@ def format_table(scores: dict) -> str:
     row("relations", scores["relations"])
     for k, s in scores["relations_per_type"].items():
         row(f"  {k}", s)
+    for t, s in scores.get("relations_at_confidence", {}).items():
+        row(f"  confidence >= {t}", s)
     row("results", scores["results"])
     row("results (value only)", scores["results_value_only"])
     lines.append(
         f"papers scored: {scores['papers']}, without a prediction: "
         f"{len(scores['papers_without_prediction'])}"
     )
+    if scores.get("pipeline"):
+        settings = ", ".join(f"{k} {v}" for k, v in scores["pipeline"].items())
+        lines.append(f"pipeline: {settings}")
     return "\n".join(lines)

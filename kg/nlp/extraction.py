@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kg.ingest.record import Record
 
-__all__ = ["Mention", "RelationMention", "ResultMention", "PaperExtraction"]
+__all__ = ["Mention", "RelationMention", "ResultMention", "PaperExtraction", "confident"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,12 @@ class PaperExtraction:
         """Return the text of sentence ``index``."""
         start, end = self.sentences[index]
         return self.record.text[start:end]
+
+
+def confident(extraction: PaperExtraction, min_confidence: float) -> PaperExtraction:
+    """Return ``extraction`` without the relations whose confidence is below
+    ``min_confidence`` (a relation's confidence is its calibrated chance of being right)."""
+    if min_confidence <= 0:
+        return extraction
+    kept = [r for r in extraction.relations if r.confidence >= min_confidence]
+    return replace(extraction, relations=kept)

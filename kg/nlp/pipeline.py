@@ -28,7 +28,7 @@ from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
 )
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
-from kg.nlp.text import clean_text
+from kg.nlp.text import CleanText, clean_text, clean_text_map
 from kg.resources import nlp_data_dir
 
 __all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
@@ -75,10 +75,19 @@ def load_pipeline(
 
 
 def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
-    """Return the plain-data extraction of a processed doc."""
-    sents = [(s.start_char, s.end_char) for s in doc.sents]
+    """Return the plain-data extraction of a processed doc.
 
-    starts = [start for start, _ in sents]
+    The doc is of the record's cleaned text (:func:`~kg.nlp.text.clean_text_map`); every
+    offset of the extraction is mapped back into ``record.text``, so evidence points at the
+    text as given. (A doc of the raw text itself is taken as it is.)
+    """
+    clean = clean_text_map(record.text)
+    if doc.text != clean.text:
+        clean = CleanText(doc.text, list(range(len(doc.text))), len(doc.text))
+    doc_sents = [(s.start_char, s.end_char) for s in doc.sents]
+    sents = [clean.span(s, e) for s, e in doc_sents]
+
+    starts = [start for start, _ in doc_sents]
 
     def sentence_of(char: int) -> int:
         return max(bisect_right(starts, char) - 1, 0)
@@ -96,12 +105,13 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
         rule = meta.get("rule", "unknown")
         if key in proposed_rule and not rule.endswith("unnamed"):
             rule = f"{rule}+{proposed_rule[key]}"
+        start, end = clean.span(*key)
         mentions.append(
             Mention(
                 text=" ".join(span.text.split()),
                 type=span.label_,
-                start=key[0],
-                end=key[1],
+                start=start,
+                end=end,
                 sentence=sentence_of(key[0]),
                 rule=rule,
                 confidence=float(meta.get("confidence", 0.5)),
@@ -128,25 +138,29 @@ def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
         return by_start.get(span[0]) if span else None
 
     res = [
-        ResultMention(
-            value=r["value"],
-            unit=r["unit"],
-            delta=r["delta"],
-            metric=r["metric"],
-            metric_mention=ref(r["metric_span"]),
-            method=ref(r["method_span"]),
-            dataset=ref(r["dataset_span"]),
-            task=ref(r["task_span"]),
-            condition=r["condition"],
-            start=r["start"],
-            end=r["end"],
-            sentence=r["sentence"],
-            rule=r["rule"],
-            confidence=r["confidence"],
-        )
+        _mapped_result(r, clean.span(r["start"], r["end"]), ref)
         for r in doc_data(doc, "kg_results")
     ]
     return PaperExtraction(record, sents, mentions, rels, res)
+
+
+def _mapped_result(r: dict, where: tuple[int, int], ref) -> ResultMention:
+    return ResultMention(
+        value=r["value"],
+        unit=r["unit"],
+        delta=r["delta"],
+        metric=r["metric"],
+        metric_mention=ref(r["metric_span"]),
+        method=ref(r["method_span"]),
+        dataset=ref(r["dataset_span"]),
+        task=ref(r["task_span"]),
+        condition=r["condition"],
+        start=where[0],
+        end=where[1],
+        sentence=r["sentence"],
+        rule=r["rule"],
+        confidence=r["confidence"],
+    )
 
 
 def _long_forms(doc: Doc) -> dict[tuple[int, int], str]:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
+from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import SentenceIndex
 from kg.nlp.proposals import is_named, proposed_method
+from kg.nlp.relation_pairs import allowed_types, entity_groups, pair_candidates
+from kg.resources import nlp_data_dir
 from kg.schema import RELATION_ENDS, RELATION_TYPES
 
 __all__ = ["RelationExtractor", "RELATION_TYPES"]
@@ -35,16 +42,34 @@ class RelationExtractor(KgComponent):
     Reads ``doc.spans["kg_entities"]``, ``doc._.kg_proposed`` and ``doc._.kg_results``;
     writes ``doc._.kg_relations``: ``{"head": [s, e], "type", "tail": [s, e],
     "sentence", "rule", "confidence"}`` with char offsets of both mentions.
+
+    With a ``classifier``, what the rules find becomes evidence: every pair of the
+    paper's entities that a relation type can join is typed or rejected by the trained
+    classifier (:mod:`kg.nlp.relation_pairs`), and a pair is kept when its best type
+    scores ``bias`` or more above "no relation" (default: the bias the classifier was
+    chosen with by cross-validation). Its confidence is the chance, calibrated on held-out
+    folds, that the pair and type are right.
     """
 
     def __init__(
-        self, nlp: Language, name: str, *, paper_scope: bool = True, uses_scope: str = "paper"
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        paper_scope: bool = True,
+        uses_scope: str = "paper",
+        classifier: AveragedPerceptron | None = None,
+        bias: float | None = None,
     ) -> None:
         if uses_scope not in {"paper", "near"}:
             raise ValueError(f"uses_scope must be 'paper' or 'near', not {uses_scope!r}")
         self.name = name
         self.paper_scope = paper_scope
         self.uses_scope = uses_scope
+        self.classifier = classifier
+        meta = classifier.meta if classifier is not None else {}
+        self.bias = bias if bias is not None else float(meta.get("bias", 0.0))
+        self.calibration = tuple(meta.get("calibration", (0.25, 0.0)))
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
@@ -84,6 +109,52 @@ class RelationExtractor(KgComponent):
             self._task_scope(mentions, add, sentences)
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
+        if self.classifier is not None:
+            out[:] = self._classify(doc, mentions, out, main, sentences)
+
+    def _confidence(self, margin: float) -> float:
+        a, b = self.calibration
+        return round(1 / (1 + math.exp(-(a * margin + b))), 3)
+
+    def candidates(self, doc: Doc):
+        """Return the entity pairs of a processed doc (its relations found by the rules)
+        with their features: what the classifier is trained on."""
+        mentions = list(doc.spans.get(ENTITY_SPANS, []))
+        main = proposed_method(doc, mentions) or _fallback_main(doc, mentions)
+        sentences = SentenceIndex(doc)
+        groups = entity_groups(doc, mentions)
+        return pair_candidates(doc, groups, doc_data(doc, "kg_relations"), main, sentences)
+
+    def _classify(self, doc, mentions, rule_relations, main, sentences) -> list[dict]:
+        groups = entity_groups(doc, mentions)
+        pairs = pair_candidates(doc, groups, rule_relations, main, sentences)
+        if not pairs:
+            return []
+        classes = self.classifier.classes
+        matrix = self.classifier.score_matrix([p.features for p in pairs])
+        kept: dict[tuple, tuple[float, dict]] = {}
+        for pair, row in zip(pairs, matrix.tolist(), strict=True):
+            scores = dict(zip(classes, row, strict=True))
+            types = [t for t in allowed_types(pair.head.label, pair.tail.label) if t in scores]
+            if not types:
+                continue
+            best = max(types, key=lambda t: (scores[t], t))
+            margin = scores[best] - scores.get("O", 0.0)
+            if margin < self.bias:
+                continue
+            ends = (pair.head.key, pair.tail.key)
+            key = (best, *sorted(ends)) if best == "COMPARED_WITH" else (best, *ends)
+            if key in kept and kept[key][0] >= margin:
+                continue  # one COMPARED_WITH edge per pair, in its better-scored direction
+            kept[key] = (margin, {
+                "head": [pair.head_mention.start_char, pair.head_mention.end_char],
+                "type": best,
+                "tail": [pair.tail_mention.start_char, pair.tail_mention.end_char],
+                "sentence": pair.sentence,
+                "rule": f"{self.name}.classifier",
+                "confidence": self._confidence(margin),
+            })  # fmt: skip
+        return [rel for _, rel in sorted(kept.values(), key=lambda kv: kv[1]["head"])]
 
     # -- sentence rules ------------------------------------------------------------------
     def _verb_patterns(self, sent: Span, index: int, in_sent: list[Span], main, add) -> None:
@@ -223,10 +294,34 @@ def _object_mentions(verb: Token, in_sent: list[Span]) -> list[Span]:
     "kg_relations",
     assigns=["doc._.kg_relations"],
     requires=["doc.spans", "doc._.kg_proposed", "doc._.kg_results"],
-    default_config={"paper_scope": True, "uses_scope": "paper"},
+    default_config={
+        "paper_scope": True,
+        "uses_scope": "paper",
+        "classifier": {"@misc": "kg.relation_classifier.v1", "path": "none"},
+        "bias": None,
+    },
 )
 def make_relation_extractor(
-    nlp: Language, name: str, paper_scope: bool, uses_scope: str
+    nlp: Language,
+    name: str,
+    paper_scope: bool,
+    uses_scope: str,
+    classifier: AveragedPerceptron | None,
+    bias: float | None,
 ) -> RelationExtractor:
-    """Build the rule-based relation extractor."""
-    return RelationExtractor(nlp, name, paper_scope=paper_scope, uses_scope=uses_scope)
+    """Build the relation extractor (rules, plus the pair classifier when given)."""
+    return RelationExtractor(
+        nlp, name, paper_scope=paper_scope, uses_scope=uses_scope, classifier=classifier,
+        bias=bias,
+    )  # fmt: skip
+
+
+@registry.misc("kg.relation_classifier.v1")
+def load_relation_classifier(path: str = "") -> AveragedPerceptron | None:
+    """Load the entity-pair classifier (default: the shipped one; ``"none"``: rules only)."""
+    if path == "none":
+        return None
+    file = Path(path) if path else nlp_data_dir() / "relation_classifier.json"
+    if not file.exists():
+        raise FileNotFoundError(f"relation classifier {file} not found")
+    return AveragedPerceptron.from_disk(file)

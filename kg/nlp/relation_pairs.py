@@ -1,0 +1,211 @@
+"""The entity pairs of a paper and what a trained classifier scores them by.
+
+A paper-level relation joins two *entities*, not two mentions: every mention of a name
+(and of its acronym) stands for one entity. :func:`entity_groups` gathers a doc's
+mentions into such groups and :func:`pair_candidates` lists the ordered pairs of groups
+that some relation type can join, with features: their types, whether either is the
+paper's own method, what the rules found between them, how near their mentions are, the
+words and the syntactic head between their closest mentions. The relation classifier
+(:class:`~kg.nlp.relations.RelationExtractor` with a ``classifier``) types or rejects each
+pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span
+
+from kg.nlp.extensions import doc_data, mention_key
+from kg.nlp.phrases import SentenceIndex
+from kg.resolve.keys import normalise_name
+from kg.schema import RELATION_ENDS
+
+__all__ = ["EntityGroup", "PairCandidate", "entity_groups", "pair_candidates", "allowed_types"]
+
+_MAX_BETWEEN = 12  # tokens between two mentions still read as words between
+
+
+@dataclass
+class EntityGroup:
+    """The mentions of one entity in a doc (a name, its acronym and their repeats)."""
+
+    key: str
+    label: str
+    mentions: list[Span] = field(default_factory=list)
+
+    @property
+    def first(self) -> Span:
+        return self.mentions[0]
+
+
+@dataclass(frozen=True)
+class PairCandidate:
+    """An ordered pair of entity groups, the mentions that stand for it and its features."""
+
+    head: EntityGroup
+    tail: EntityGroup
+    head_mention: Span
+    tail_mention: Span
+    sentence: int
+    features: list[str]
+
+
+def allowed_types(head_label: str, tail_label: str) -> list[str]:
+    """Return the relation types whose ends admit ``head_label`` -> ``tail_label``.
+
+    >>> allowed_types("Method", "Method")
+    ['USES', 'OUTPERFORMS', 'COMPARED_WITH']
+    >>> allowed_types("Metric", "Task")
+    []
+    """
+    return [t for t, (h, k) in RELATION_ENDS.items() if head_label in h and tail_label in k]
+
+
+def entity_groups(doc: Doc, mentions: Iterable[Span]) -> list[EntityGroup]:
+    """Group mentions by normalised name, an acronym with its defining long form; groups
+    come in the order of their first mention."""
+    mentions = sorted(mentions, key=lambda m: m.start)
+    by_end = {m.end_char: m for m in mentions}
+    alias: dict[str, str] = {}
+    for item in doc_data(doc, "kg_abbreviations"):
+        long = by_end.get(item["long"][1])
+        if long is not None and long.start_char >= item["long"][0]:
+            short = doc.text[item["short"][0] : item["short"][1]]
+            alias[normalise_name(short)] = normalise_name(long.text)
+    groups: dict[tuple[str, str], EntityGroup] = {}
+    for m in mentions:
+        key = normalise_name(m.text)
+        key = alias.get(key, key)
+        group = groups.setdefault((key, m.label_), EntityGroup(key, m.label_))
+        group.mentions.append(m)
+    return list(groups.values())
+
+
+def pair_candidates(
+    doc: Doc,
+    groups: list[EntityGroup],
+    rule_relations: list[dict],
+    main: Span | None,
+    sentences: SentenceIndex,
+) -> list[PairCandidate]:
+    """Return every ordered pair of distinct groups that a relation type can join, with
+    the features the relation classifier scores it by."""
+    info = doc_data(doc, "kg_mention_info")
+    group_of = {(m.start_char, m.end_char): k for k, g in enumerate(groups) for m in g.mentions}
+    found: dict[tuple[int, int], set[str]] = {}
+    for rel in rule_relations:
+        h, t = group_of.get(tuple(rel["head"])), group_of.get(tuple(rel["tail"]))
+        if h is not None and t is not None:
+            rule = rel["rule"].rsplit(".", 1)[-1]
+            found.setdefault((h, t), set()).add(f"{rel['type']}:{rule}")
+    main_group = group_of.get((main.start_char, main.end_char)) if main is not None else None
+    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+    in_result = _result_pairs(doc_data(doc, "kg_results"), group_of)
+    per_label: dict[str, int] = {}
+    for g in groups:
+        per_label[g.label] = per_label.get(g.label, 0) + 1
+    sides = [_group_features(g, k == main_group, proposed, info, sentences) for k, g in
+             enumerate(groups)]  # fmt: skip
+    out = []
+    for h, head in enumerate(groups):
+        for t, tail in enumerate(groups):
+            if h == t or not allowed_types(head.label, tail.label):
+                continue
+            hm, tm, sent, near = _closest(head, tail, sentences)
+            pair = f"{head.label}>{tail.label}"
+            feats = [f"pair={pair}", "bias"]
+            feats += [f"h.{f}" for f in sides[h]] + [f"t.{f}" for f in sides[t]]
+            feats += [f"{pair}|rule={r}" for r in sorted(found.get((h, t), ()))]
+            feats += [f"{pair}|rev_rule={r}" for r in sorted(found.get((t, h), ()))]
+            if not found.get((h, t)) and not found.get((t, h)):
+                feats.append(f"{pair}|no_rule")
+            if (h, t) in in_result or (t, h) in in_result:
+                feats.append(f"{pair}|same_result")
+            feats.append(f"{pair}|n_tail_type={min(per_label[tail.label], 4)}")
+            feats.append(f"{pair}|n_head_type={min(per_label[head.label], 4)}")
+            feats += [f"{pair}|{f}" for f in _between_features(doc, hm, tm, near)]
+            feats.append(f"{pair}|main={int(h == main_group)}{int(t == main_group)}")
+            out.append(PairCandidate(head, tail, hm, tm, sent, feats))
+    return out
+
+
+def _group_features(
+    group: EntityGroup, is_main: bool, proposed: set, info: dict, sentences: SentenceIndex
+) -> list[str]:
+    first = group.first
+    rules = {info.get(mention_key(m), {}).get("rule", "?").rsplit(".", 1)[-1] for m in
+             group.mentions}  # fmt: skip
+    feats = [
+        f"main={int(is_main)}",
+        f"proposed={int(any((m.start_char, m.end_char) in proposed for m in group.mentions))}",
+        f"count={min(len(group.mentions), 4)}",
+        f"first_sent={min(sentences.index(first.start), 4)}",
+        f"last_word={first[-1].lemma_.lower()}",
+        f"label={group.label}",
+    ]
+    feats += [f"rule={r}" for r in sorted(rules)]
+    return feats
+
+
+def _closest(
+    head: EntityGroup, tail: EntityGroup, sentences: SentenceIndex
+) -> tuple[Span, Span, int, int]:
+    """The head and tail mentions nearest to each other (same sentence first), the
+    sentence they are reported in, and how many sentences apart they are."""
+    best = None
+    for hm in head.mentions:
+        hs = sentences.index(hm.start)
+        for tm in tail.mentions:
+            ts = sentences.index(tm.start)
+            key = (abs(hs - ts), abs(hm.start - tm.start))
+            if best is None or key < best[0]:
+                best = (key, hm, tm, ts)
+    (apart, _), hm, tm, ts = best
+    return hm, tm, ts, apart
+
+
+def _between_features(doc: Doc, hm: Span, tm: Span, apart: int) -> list[str]:
+    feats = [f"apart={min(apart, 3)}"]
+    if apart:
+        return feats
+    first, second = (hm, tm) if hm.start < tm.start else (tm, hm)
+    feats.append(f"order={'ht' if first is hm else 'th'}")
+    gap = doc[first.end : second.start]
+    if len(gap) <= _MAX_BETWEEN:
+        feats += [f"btw={t.lemma_.lower()}" for t in gap if not t.is_punct]
+        feats += [f"btw_verb={t.lemma_.lower()}" for t in gap if t.pos_ in {"VERB", "AUX"}]
+    else:
+        feats.append("btw=FAR")
+    common = _common_head(hm.root, tm.root)
+    if common is not None:
+        feats.append(f"lca={common.lemma_.lower()}")
+        feats.append(f"lca_dep=h:{hm.root.dep_},t:{tm.root.dep_}")
+    return feats
+
+
+def _common_head(a, b):
+    """The lowest token that governs both ``a`` and ``b`` (same sentence), or None."""
+    above = {a.i}
+    node = a
+    while node.head.i != node.i:  # a root is its own head (Token objects are made anew)
+        node = node.head
+        above.add(node.i)
+    node = b
+    while node.i not in above:
+        if node.head.i == node.i:
+            return None
+        node = node.head
+    return node
+
+
+def _result_pairs(rows: list[dict], group_of: dict) -> set[tuple[int, int]]:
+    """Pairs of groups named in one reported result (method, data set, task, metric)."""
+    out = set()
+    for row in rows:
+        ends = [group_of.get(tuple(row.get(k) or ())) for k in
+                ("method_span", "dataset_span", "task_span", "metric_span")]  # fmt: skip
+        ends = [e for e in ends if e is not None]
+        out |= {(a, b) for a in ends for b in ends if a != b}
+    return out

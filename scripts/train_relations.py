@@ -1,0 +1,230 @@
+"""Train the relation classifier (kg/nlp/data/relation_classifier.json).
+
+Usage: python scripts/train_relations.py [--gold FILE ...] [--abstracts FILE] [--folds 4]
+
+Every ordered pair of a paper's entities that some relation type can join is an example
+(kg/nlp/relation_pairs.py), labelled with the gold relation between the two gold entities
+the pair's names match (as `kg eval` matches them), else "O". So that the classifier learns
+from entities as the pipeline finds them on papers it has not seen, the training papers
+are split into folds and each fold's entities come from an entity classifier trained on
+the other folds (cross-fitting). The same folds give the cross-validated scores printed at
+the end: each fold's pairs scored by a relation classifier trained on the other folds,
+counted against all gold relations of the fold's papers (those whose entities were missed
+included), at several decision biases. The shipped classifier carries the best of those
+biases and a confidence calibration (Platt scaling) fitted on the held-out folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from train_entities import (
+    CLASSES,
+    SHARED,
+    TRAINING,
+    examples_by_paper,
+    load_records,
+    read_gold,
+)
+
+from kg.eval.scoring import _type
+from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.pipeline import load_pipeline
+from kg.nlp.relation_pairs import PairCandidate, allowed_types
+from kg.nlp.text import clean_text
+from kg.resolve.keys import normalise_name
+from kg.schema import RELATION_TYPES
+
+ROOT = Path(__file__).resolve().parents[1]
+RELATION_CLASSES = ["O", *RELATION_TYPES]
+BIASES = (-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0)
+
+Example = tuple[list[str], str]
+
+
+def pair_examples(pairs: list[PairCandidate], gold: dict) -> list[Example]:
+    """Return the entity pairs of a paper as ``(features, gold relation type or "O")``."""
+    forms: dict[tuple[str, str], str] = {}
+    for ent in gold["entities"]:
+        for form in [ent["name"], *ent.get("aliases", [])]:
+            forms.setdefault((normalise_name(form), _type(ent["type"])), ent["name"])
+    relations: dict[tuple[str, str], str] = {}
+    for rel in gold["relations"]:
+        relations.setdefault((rel["head"], rel["tail"]), rel["type"])
+        if rel["type"] == "COMPARED_WITH":
+            relations.setdefault((rel["tail"], rel["head"]), rel["type"])
+
+    def gold_name(group) -> str | None:
+        label = _type(group.label)
+        for m in group.mentions:
+            name = forms.get((normalise_name(m.text), label))
+            if name:
+                return name
+        return forms.get((group.key, label))
+
+    out = []
+    for pair in pairs:
+        h, t = gold_name(pair.head), gold_name(pair.tail)
+        out.append((pair.features, relations.get((h, t), "O") if h and t else "O"))
+    return out
+
+
+def cross_fitted_examples(
+    gold: list[dict], texts: dict[str, str], *, folds: int, seeds: int, epochs: int, work: Path
+) -> list[list[Example]]:
+    """Return each paper's pair examples, its entities found by an entity classifier
+    trained on the other folds."""
+    rules_only = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
+    entity_examples = examples_by_paper(rules_only, gold, texts)
+    per_paper: list[list[Example]] = [[] for _ in gold]
+    for fold in range(folds):
+        train = [x for k, xs in enumerate(entity_examples) if k % folds != fold for x in xs]
+        model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs, jobs=2)
+        path = work / f"entities-{fold}.json"
+        model.to_disk(path)
+        nlp = load_pipeline(overrides={
+            "components.kg_entities.classifier.path": str(path),
+            "components.kg_relations.classifier.path": "none",
+        })  # fmt: skip
+        held = [k for k in range(len(gold)) if k % folds == fold and gold[k]["id"] in texts]
+        docs = nlp.pipe((clean_text(texts[gold[k]["id"]]) for k in held), batch_size=64)
+        relations = nlp.get_pipe("kg_relations")
+        for k, doc in zip(held, docs, strict=True):
+            per_paper[k] = pair_examples(relations.candidates(doc), gold[k])
+        print(f"fold {fold + 1}/{folds}: {len(held)} papers", file=sys.stderr, flush=True)
+    return per_paper
+
+
+def cross_validated_scores(
+    per_paper: list[list[Example]], gold: list[dict], *, folds: int, seeds: int, epochs: int
+) -> tuple[dict[float, dict[str, float]], list[tuple[float, bool]]]:
+    """Relation P/R/F1 at each decision bias, every fold scored by a classifier trained
+    on the other folds (recall over all gold relations, found entities or not), and the
+    ``(margin, right)`` of every held-out pair's best type, to calibrate on."""
+    counts = {b: [0, 0] for b in BIASES}  # true positives, predictions
+    margins: list[tuple[float, bool]] = []
+    n_gold = sum(len(g["relations"]) for g in gold)
+    for fold in range(folds):
+        train = [x for k, xs in enumerate(per_paper) if k % folds != fold for x in xs]
+        model = AveragedPerceptron.ensemble(RELATION_CLASSES, train, seeds=seeds, epochs=epochs,
+                                            jobs=2)  # fmt: skip
+        held = [x for k, xs in enumerate(per_paper) if k % folds == fold for x in xs]
+        matrix = model.score_matrix([f for f, _ in held])
+        for (feats, label), row in zip(held, matrix.tolist(), strict=True):
+            allowed = _allowed(feats)
+            scores = dict(zip(RELATION_CLASSES, row, strict=True))
+            best = max(allowed, key=lambda t: (scores[t], t))
+            margin = scores[best] - scores["O"]
+            margins.append((margin, best == label))
+            for b in BIASES:
+                if margin >= b:
+                    counts[b][1] += 1
+                    counts[b][0] += best == label
+    out = {}
+    for b, (tp, pred) in counts.items():
+        p, r = tp / max(pred, 1), tp / max(n_gold, 1)
+        out[b] = {"precision": round(p, 4), "recall": round(r, 4),
+                  "f1": round(2 * p * r / max(p + r, 1e-9), 4), "pred": pred}  # fmt: skip
+    return out, margins
+
+
+def platt_calibration(margins: list[tuple[float, bool]], steps: int = 50) -> tuple[float, float]:
+    """Return ``(a, b)`` so that ``1 / (1 + exp(-(a * margin + b)))`` is the chance that a
+    pair's best type is right (Platt scaling, fitted by Newton's method)."""
+    x = np.array([m for m, _ in margins], dtype=float)
+    y = np.array([r for _, r in margins], dtype=float)
+    a, b = 0.1, 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(a * x + b)))
+        w = np.maximum(p * (1 - p), 1e-9)
+        grad = np.array([((p - y) * x).sum(), (p - y).sum()])
+        hess = np.array([[(w * x * x).sum(), (w * x).sum()], [(w * x).sum(), w.sum()]])
+        a, b = np.array([a, b]) - np.linalg.solve(hess + 1e-6 * np.eye(2), grad)
+    return round(float(a), 4), round(float(b), 4)
+
+
+def reliability(margins: list[tuple[float, bool]], ab: tuple[float, float]) -> list[str]:
+    """Lines of a reliability table: of the pairs given a confidence in each bin, how many
+    were right."""
+    a, b = ab
+    bins: dict[int, list[int]] = {}
+    for m, right in margins:
+        p = 1 / (1 + np.exp(-(a * m + b)))
+        slot = bins.setdefault(min(int(p * 10), 9), [0, 0])
+        slot[0] += right
+        slot[1] += 1
+    return [f"  confidence {k / 10:.1f}-{(k + 1) / 10:.1f}: {r / n:.3f} right of {n}"
+            for k, (r, n) in sorted(bins.items())]  # fmt: skip
+
+
+def _allowed(feats: list[str]) -> list[str]:
+    pair = next(f for f in feats if f.startswith("pair=")).removeprefix("pair=")
+    head, tail = pair.split(">")
+    return allowed_types(head, tail)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--gold",
+        type=Path,
+        action="append",
+        help="annotated papers (repeatable; default: the 1,340 training ones)",
+    )
+    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
+    parser.add_argument("--folds", type=int, default=4)
+    parser.add_argument("--entity-seeds", type=int, default=2)
+    parser.add_argument("--entity-epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=3, help="models averaged")
+    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/relation_classifier.json")
+    parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
+    parser.add_argument("--examples", type=Path, help="reuse (or write) the pair examples here")
+    parser.add_argument("--save", type=Path, help="write the cross-validated scores as JSON")
+    args = parser.parse_args()  # fmt: skip
+    gold = read_gold(args.gold or TRAINING)
+    if args.limit:
+        gold = gold[: args.limit]
+    if args.examples and args.examples.exists():
+        per_paper = [[(f, y) for f, y in xs] for xs in json.loads(args.examples.read_text())]
+    else:
+        records = load_records(args.abstracts, {g["id"] for g in gold})
+        texts = {key: rec["abstract"] for key, rec in records.items()}
+        with tempfile.TemporaryDirectory() as work:
+            per_paper = cross_fitted_examples(
+                gold, texts, folds=args.folds, seeds=args.entity_seeds,
+                epochs=args.entity_epochs, work=Path(work),
+            )  # fmt: skip
+        if args.examples:
+            args.examples.write_text(json.dumps(per_paper))
+    data = [x for xs in per_paper for x in xs]
+    positives = sum(label != "O" for _, label in data)
+    print(f"{len(data)} entity pairs from {len(gold)} abstracts, {positives} with a relation")
+    scores, margins = cross_validated_scores(per_paper, gold, folds=args.folds,
+                                             seeds=args.seeds, epochs=args.epochs)  # fmt: skip
+    for bias, s in scores.items():
+        print(f"bias {bias:+.1f}: relations P {s['precision']:.3f} R {s['recall']:.3f} "
+              f"F1 {s['f1']:.3f} ({s['pred']} predicted)")  # fmt: skip
+    if args.save:
+        args.save.write_text(json.dumps({str(b): s for b, s in scores.items()}, indent=2) + "\n")
+    near = [(m, r) for m, r in margins if m >= BIASES[0]]  # the pairs a bias could keep
+    calibration = platt_calibration(near)
+    print(f"calibration (held-out folds): a={calibration[0]}, b={calibration[1]}")
+    print("\n".join(reliability(near, calibration)))
+    model = AveragedPerceptron.ensemble(RELATION_CLASSES, data, seeds=args.seeds,
+                                        epochs=args.epochs, jobs=2)  # fmt: skip
+    best = max(scores, key=lambda b: (scores[b]["f1"], b))
+    print(f"decision bias (best cross-validated F1): {best}")
+    model.meta = {"calibration": list(calibration), "bias": best}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    model.to_disk(args.out)
+    print(f"wrote {args.out} ({len(model.weights)} features)")
+
+
+if __name__ == "__main__":
+    main()
