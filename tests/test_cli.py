@@ -258,7 +258,7 @@ def test_cli_query_show_needs_no_parameters_or_database(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert result.output.startswith("// Title: Leaderboard") and "$dataset" in result.output
     result = runner.invoke(app, ["query", "path-between", "--show", "--neo4j"])
-    assert "shortestPath" in result.output
+    assert "allShortestPaths" in result.output  # the Neo4j form
 
 
 def test_cli_query_unknown_name_suggests_close_ones(example_build):
