@@ -22,7 +22,14 @@ import tempfile
 from pathlib import Path
 
 from thinc.api import Config, ConfigValidationError
-from train_entities import CLASSES, SHARED, TRAINING, examples, load_records, read_gold
+from train_entities import (
+    CLASSES,
+    TRAINING,
+    add_training_inputs,
+    examples,
+    load_records,
+    read_gold,
+)
 
 from kg.build import build
 from kg.eval import evaluate
@@ -106,13 +113,7 @@ def cross_validate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--gold",
-        type=Path,
-        action="append",
-        help="annotated papers (repeatable; default: the 1,340 training ones)",
-    )
-    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
+    add_training_inputs(parser)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--assignments", type=int, default=3, help="fold assignments averaged")
     parser.add_argument("--epochs", type=int, default=20)

@@ -70,6 +70,19 @@ def examples_by_paper(
     return [by_id.get(g["id"], []) for g in gold]
 
 
+def add_training_inputs(parser: argparse.ArgumentParser) -> None:
+    """Add the --gold and --abstracts options every training script reads."""
+    parser.add_argument(
+        "--gold",
+        type=Path,
+        action="append",
+        help="annotated papers (JSONL; repeatable; default: gold/train.jsonl "
+        "and gold/silver/train.jsonl, the 1,340 training abstracts)",
+    )
+    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz",
+                        help="the corpus holding the annotated papers' abstracts")  # fmt: skip
+
+
 def read_gold(paths: list[Path]) -> list[dict]:
     """Return the annotated papers of all ``paths`` (JSONL), in order."""
     return [json.loads(line) for path in paths for line in path.open(encoding="utf-8")]
@@ -77,10 +90,7 @@ def read_gold(paths: list[Path]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, action="append", help="annotated papers (JSONL; "
-                        "repeat for several files; default: gold/train.jsonl and "
-                        "gold/silver/train.jsonl)")  # fmt: skip
-    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
+    add_training_inputs(parser)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=6, help="models averaged")
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once")

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 from train_entities import (
     CLASSES,
-    SHARED,
     TRAINING,
+    add_training_inputs,
     examples_by_paper,
     load_records,
     read_gold,
@@ -170,13 +170,7 @@ def _allowed(feats: list[str]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--gold",
-        type=Path,
-        action="append",
-        help="annotated papers (repeatable; default: the 1,340 training ones)",
-    )
-    parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
+    add_training_inputs(parser)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--entity-seeds", type=int, default=2)
     parser.add_argument("--entity-epochs", type=int, default=10)
