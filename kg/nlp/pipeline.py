@@ -28,7 +28,7 @@ from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
 )
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
-from kg.nlp.text import CleanText, clean_text, clean_text_map
+from kg.nlp.text import CleanText, clean_text_map
 from kg.resources import nlp_data_dir
 
 __all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
@@ -74,14 +74,15 @@ def load_pipeline(
     return spacy.util.load_model_from_config(cfg, auto_fill=True, validate=True)
 
 
-def doc_to_extraction(doc: Doc, record: Record) -> PaperExtraction:
+def doc_to_extraction(doc: Doc, record: Record, clean: CleanText | None = None) -> PaperExtraction:
     """Return the plain-data extraction of a processed doc.
 
     The doc is of the record's cleaned text (:func:`~kg.nlp.text.clean_text_map`); every
     offset of the extraction is mapped back into ``record.text``, so evidence points at the
-    text as given. (A doc of the raw text itself is taken as it is.)
+    text as given. (A doc of the raw text itself is taken as it is.) ``clean`` is the
+    record's cleaned text when the caller has it already.
     """
-    clean = clean_text_map(record.text)
+    clean = clean or clean_text_map(record.text)
     if doc.text != clean.text:
         clean = CleanText(doc.text, list(range(len(doc.text))), len(doc.text))
     doc_sents = [(s.start_char, s.end_char) for s in doc.sents]
@@ -235,13 +236,18 @@ def _process_records(nlp: Language, records: list[Record], batch_size: int, kept
     keep = len(nlp.vocab.strings) < kept_strings
     with nullcontext() if keep else nlp.memory_zone():
         try:
-            docs = nlp.pipe((clean_text(r.text) for r in records), batch_size=batch_size)
-            return [doc_to_extraction(doc, rec) for doc, rec in zip(docs, records, strict=True)]
+            cleaned = [clean_text_map(r.text) for r in records]
+            docs = nlp.pipe((c.text for c in cleaned), batch_size=batch_size)
+            return [
+                doc_to_extraction(doc, rec, clean)
+                for doc, rec, clean in zip(docs, records, cleaned, strict=True)
+            ]
         except Exception:  # noqa: BLE001 - retry one by one to find the bad record
             out: list[PaperExtraction | Skipped] = []
             for rec in records:
                 try:
-                    out.append(doc_to_extraction(nlp(clean_text(rec.text)), rec))
+                    clean = clean_text_map(rec.text)
+                    out.append(doc_to_extraction(nlp(clean.text), rec, clean))
                 except Exception as exc:  # noqa: BLE001
                     out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
             return out

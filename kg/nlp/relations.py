@@ -110,7 +110,7 @@ class RelationExtractor(KgComponent):
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
         if self.classifier is not None:
-            out[:] = self._classify(doc, mentions, out, main, sentences)
+            out[:] = self._classify(self._pairs(doc, mentions, out, main, sentences))
 
     def _confidence(self, margin: float) -> float:
         a, b = self.calibration
@@ -121,13 +121,14 @@ class RelationExtractor(KgComponent):
         with their features: what the classifier is trained on."""
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
         main = proposed_method(doc, mentions) or _fallback_main(doc, mentions)
-        sentences = SentenceIndex(doc)
-        groups = entity_groups(doc, mentions)
-        return pair_candidates(doc, groups, doc_data(doc, "kg_relations"), main, sentences)
+        rules = doc_data(doc, "kg_relations")
+        return self._pairs(doc, mentions, rules, main, SentenceIndex(doc))
 
-    def _classify(self, doc, mentions, rule_relations, main, sentences) -> list[dict]:
-        groups = entity_groups(doc, mentions)
-        pairs = pair_candidates(doc, groups, rule_relations, main, sentences)
+    @staticmethod
+    def _pairs(doc, mentions, rule_relations, main, sentences):
+        return pair_candidates(doc, entity_groups(doc, mentions), rule_relations, main, sentences)
+
+    def _classify(self, pairs) -> list[dict]:
         if not pairs:
             return []
         classes = self.classifier.classes

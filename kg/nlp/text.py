@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
 from dataclasses import dataclass
 
 __all__ = ["CleanText", "clean_text", "clean_text_map"]
@@ -55,10 +54,6 @@ class CleanText:
             at = self.origin[start] if start < len(self.origin) else self.original_length
             return at, at
         return self.origin[start], self.origin[end - 1] + 1
-
-    def offset(self, original: int) -> int:
-        """Return the cleaned offset of the first character at or after ``original``."""
-        return bisect_left(self.origin, original)
 
 
 def clean_text_map(text: str) -> CleanText:
