@@ -78,7 +78,12 @@ def cross_validate(
 ) -> list[dict]:
     """Return the ``kg eval`` scores of each fold assignment's held-out builds, built with
     ``config`` and the fold's classifier."""
-    nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
+    # the candidates are featurised with the run's settings, without a classifier
+    config.to_disk(work / "features.cfg")
+    nlp = load_pipeline(
+        config=work / "features.cfg",
+        overrides={"components.kg_entities.classifier.path": "none"},
+    )
     texts = {key: rec["abstract"] for key, rec in records.items()}
     per_paper = [examples(nlp, [g], texts) for g in gold]
     out = []

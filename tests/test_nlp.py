@@ -39,6 +39,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.lexicon.v1",
         "kg.gazetteer.v1",
         "kg.head_priors.v1",
+        "kg.word_clusters.v1",
         "kg.entity_classifier.v1",
         "kg.relation_classifier.v1",
         "kg.parse_number.v1",
@@ -424,7 +425,8 @@ def test_pipeline_proposals_and_relations(nlp):
     doc = nlp(
         clean_text(
             "We propose StrideNet, a detector for temporal action detection. StrideNet uses a "
-            "VideoMAE encoder. On THUMOS14, StrideNet outperforms ActionFormer by 2.6 mAP."
+            "VideoMAE encoder. On THUMOS14, StrideNet outperforms the ActionFormer detector by "
+            "2.6 mAP."
         )
     )
     proposed = {doc.text[s:e] for s, e, _ in doc._.kg_proposed}

@@ -25,7 +25,7 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         "evaluate",
     ]
     assert set(config["workflows"]["all"]) <= set(commands)
-    for name in ("convert", "train", "train-relations"):
+    for name in ("convert", "train", "train-relations", "clusters"):
         script = commands[name]["script"][0]
         path = script.split()[1]
         assert (PROJECT / path).resolve().is_file(), script
@@ -135,3 +135,52 @@ def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads
 def test_shipped_relation_classifier_carries_its_cross_validated_settings():
     meta = json.loads((DATA / "relation_classifier.json").read_text())["meta"]
     assert meta["calibration"][0] > 0 and meta["bias"] <= 0
+
+
+def test_cluster_smoke_run_gives_a_hierarchy_the_pipeline_reads(tmp_path):
+    from kg.nlp import load_pipeline
+    from kg.nlp.vocabulary import load_word_clusters
+
+    out = tmp_path / "clusters.tsv"
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    said = subprocess.run(
+        [sys.executable, "scripts/train_clusters.py", "--abstracts", str(abstracts),
+         "--limit", "300", "--min-count", "3", "--epochs", "1", "--workers", "1",
+         "--levels", "4", "16", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert said.returncode == 0, said.stderr
+    assert "300 abstracts" in said.stderr
+    clusters = load_word_clusters(str(out))
+    assert len(clusters) > 16
+    coarse_of: dict[str, str] = {}
+    for coarse, fine in clusters.values():
+        assert coarse.startswith("4:") and fine.startswith("16:")
+        assert coarse_of.setdefault(fine, coarse) == coarse  # each fine cluster in one coarse
+    nlp = load_pipeline(overrides={"components.kg_entities.word_clusters.path": str(out)})
+    doc = nlp("We evaluate the model on image classification.")
+    feats = [f for _, _, fs in nlp.get_pipe("kg_entities").featurised_spans(doc) for f in fs]
+    assert any(f.startswith("c_head=16:") for f in feats)
+
+
+def test_shipped_classifier_reads_the_shipped_clusters():
+    from kg.nlp.vocabulary import load_word_clusters
+
+    clusters = load_word_clusters()
+    assert clusters is not None and len(clusters) > 10_000
+    assert {len(ids) for ids in clusters.values()} == {3}
+    weights = json.loads((DATA / "entity_classifier.json").read_text())["weights"]
+    assert any(feat.startswith("c_head=1024:") for feat in weights)
+
+
+def test_a_named_cluster_file_that_is_missing_is_an_error(tmp_path):
+    from kg.nlp.vocabulary import load_word_clusters
+
+    missing = tmp_path / "nowhere.tsv"
+    try:
+        load_word_clusters(str(missing))
+    except FileNotFoundError as err:
+        assert str(missing) in str(err)
+    else:
+        raise AssertionError("no error for a missing cluster file")
+    assert load_word_clusters("none") is None

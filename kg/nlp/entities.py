@@ -207,8 +207,10 @@ class EntityRecognizer(KgComponent):
         recall_bias: float = 0.0,
         always_keep: tuple[str, ...] = ("abbreviation", "name"),
         head_priors: dict[str, dict[str, int]] | None = None,
+        word_clusters: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.name = name
+        self.word_clusters = word_clusters
         self.head_priors = head_priors or {}
         self.always_keep = tuple(always_keep)
         self.recall_bias = recall_bias
@@ -293,6 +295,7 @@ class EntityRecognizer(KgComponent):
                 self.head_priors,
                 sentences,
                 table,
+                self.word_clusters,
             )
             out.append((span, cands, feats))
         return out
@@ -808,6 +811,7 @@ def _select(candidates: list[Candidate], by_confidence: bool = False) -> list[Ca
         "recall_bias": 0.0,
         "always_keep": ["abbreviation", "name"],
         "head_priors": {"@misc": "kg.head_priors.v1", "path": ""},
+        "word_clusters": {"@misc": "kg.word_clusters.v1", "path": ""},
     },
 )
 def make_entity_recognizer(
@@ -822,6 +826,7 @@ def make_entity_recognizer(
     recall_bias: float,
     always_keep: list[str],
     head_priors: dict[str, dict[str, int]],
+    word_clusters: dict[str, tuple[str, ...]] | None,
 ) -> EntityRecognizer:
     """Build the scientific entity recognizer (rules, plus the classifier when given)."""
     return EntityRecognizer(
@@ -836,6 +841,7 @@ def make_entity_recognizer(
         recall_bias=recall_bias,
         always_keep=tuple(always_keep),
         head_priors=head_priors,
+        word_clusters=word_clusters,
     )
 
 

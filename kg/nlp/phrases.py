@@ -84,8 +84,11 @@ def candidate_features(
     priors: dict[str, dict[str, int]] | None = None,
     sentences: SentenceIndex | None = None,
     table: TokenTable | None = None,
+    clusters: dict[str, tuple[str, ...]] | None = None,
 ) -> list[str]:
-    """Return the sparse features the entity classifier scores a candidate span by."""
+    """Return the sparse features the entity classifier scores a candidate span by;
+    with ``clusters`` (word -> cluster ids), also the clusters of the span's head, first
+    word, modifiers, governor and neighbours."""
     doc = span.doc
     sentences = sentences or SentenceIndex(doc)
     tab = table if table is not None else TokenTable(doc)
@@ -164,6 +167,15 @@ def candidate_features(
         feats.append(f"prev2={tab.lower[start - 2]}_{tab.lower[start - 1]}")
     if end < len(tab) and tab.text[end] == "(":
         feats.append("defines_acronym")
+    if clusters:
+        where = [("head", last), ("first", start), ("gov", gov)]
+        where += [("mod", i) for i in range(start, last)]
+        if start > 0:
+            where.append(("prev", start - 1))
+        if end < len(tab):
+            where.append(("next", end))
+        for role, i in where:
+            feats += [f"c_{role}={c}" for c in clusters.get(tab.lower[i], ("oov",))]
     return feats
 
 

@@ -12,7 +12,14 @@ from spacy.util import registry
 
 from kg.resources import nlp_data_dir
 
-__all__ = ["Lexicon", "Gazetteer", "load_lexicon", "load_gazetteer", "load_head_priors"]
+__all__ = [
+    "Lexicon",
+    "Gazetteer",
+    "load_lexicon",
+    "load_gazetteer",
+    "load_head_priors",
+    "load_word_clusters",
+]
 
 
 @dataclass(frozen=True)
@@ -98,3 +105,29 @@ def load_head_priors(path: str = "") -> dict[str, dict[str, int]]:
 @lru_cache(maxsize=4)
 def _read_priors(path: Path) -> dict[str, dict[str, int]]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@registry.misc("kg.word_clusters.v1")
+def load_word_clusters(path: str = "") -> dict[str, tuple[str, ...]] | None:
+    """Read lowercased word -> cluster ids, coarse to fine (scripts/train_clusters.py);
+    default: the shipped file if there is one; ``"none"``: no clusters."""
+    if path == "none":
+        return None
+    file = Path(path) if path else nlp_data_dir() / "word_clusters.tsv"
+    if not file.exists():
+        if path:
+            raise FileNotFoundError(f"word clusters {file} not found")
+        return None
+    return _read_clusters(file)
+
+
+@lru_cache(maxsize=4)
+def _read_clusters(path: Path) -> dict[str, tuple[str, ...]]:
+    with open(path, encoding="utf-8") as fh:
+        header = next(fh).rstrip("\n").split("\t")
+        levels = [name.lstrip("c") for name in header[1:]]
+        out = {}
+        for line in fh:
+            word, *ids = line.rstrip("\n").split("\t")
+            out[word] = tuple(f"{k}:{c}" for k, c in zip(levels, ids, strict=True))
+    return out
