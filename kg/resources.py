@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["package_dir", "schemas_dir", "queries_dir", "nlp_data_dir", "schema_path"]
+__all__ = [
+    "package_dir",
+    "schemas_dir",
+    "queries_dir",
+    "nlp_data_dir",
+    "schema_path",
+    "trained_file",
+]
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -36,6 +43,20 @@ def queries_dir() -> Path:
 def nlp_data_dir() -> Path:
     """Return the directory holding the NLP config and word lists."""
     return _PACKAGE / "nlp" / "data"
+
+
+def trained_file(path: str, shipped: str, what: str) -> Path | None:
+    """Return the file a pipeline setting names: ``""`` the shipped ``shipped`` in
+    :func:`nlp_data_dir` (``None`` when kg ships none), ``"none"`` ``None``, anything
+    else that path, which must exist."""
+    if path == "none":
+        return None
+    file = Path(path) if path else nlp_data_dir() / shipped
+    if file.exists():
+        return file
+    if path:
+        raise FileNotFoundError(f"{what} {file} not found")
+    return None
 
 
 def schema_path(name: str) -> Path:

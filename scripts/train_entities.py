@@ -44,16 +44,20 @@ def load_abstracts(path: Path, ids: set[str]) -> dict[str, str]:
     return {key: rec["abstract"] for key, rec in load_records(path, ids).items()}
 
 
-def examples(nlp, gold: list[dict], texts: dict[str, str]) -> list[tuple[list[str], str]]:
+def examples(
+    nlp, gold: list[dict], texts: dict[str, str], unprojected: list[dict] | None = None
+) -> list[tuple[list[str], str]]:
     """Return ``(features, label)`` for every candidate span of the gold papers' texts."""
-    return [x for paper in examples_by_paper(nlp, gold, texts) for x in paper]
+    return [x for paper in examples_by_paper(nlp, gold, texts, unprojected) for x in paper]
 
 
 def examples_by_paper(
-    nlp, gold: list[dict], texts: dict[str, str]
+    nlp, gold: list[dict], texts: dict[str, str], unprojected: list[dict] | None = None
 ) -> list[list[tuple[list[str], str]]]:
     """Return the candidate examples of each gold paper (an empty list for a paper whose
-    text is missing), in the order of ``gold``."""
+    text is missing), in the order of ``gold``. With ``unprojected``, append to it each
+    gold entity that no candidate span matches (the classifier cannot learn it), saying
+    whether its name is in the text at all."""
     recognizer = nlp.get_pipe("kg_entities")
     known = [g for g in gold if g["id"] in texts]
     docs = nlp.pipe((clean_text(texts[g["id"]]) for g in known), batch_size=64)
@@ -63,11 +67,42 @@ def examples_by_paper(
         for ent in g["entities"]:
             for form in [ent["name"], *ent.get("aliases", [])]:
                 labels.setdefault(normalise_name(form), ent["type"])
+        spans = recognizer.featurised_spans(doc)
         by_id[g["id"]] = [
-            (feats, labels.get(normalise_name(span.text), "O"))
-            for span, _, feats in recognizer.featurised_spans(doc)
+            (feats, labels.get(normalise_name(span.text), "O")) for span, _, feats in spans
         ]
+        if unprojected is not None:
+            found = {normalise_name(span.text) for span, _, _ in spans}
+            text = doc.text.lower()
+            for ent in g["entities"]:
+                forms = [ent["name"], *ent.get("aliases", [])]
+                if not any(normalise_name(f) in found for f in forms):
+                    in_text = any(f.lower() in text for f in forms)
+                    unprojected.append({"paper": g["id"], "type": ent["type"],
+                                        "name": ent["name"], "in_text": in_text})  # fmt: skip
+    if unprojected is not None:
+        unprojected += [{"paper": g["id"], "type": ent["type"], "name": ent["name"],
+                         "in_text": False} for g in gold if g["id"] not in texts
+                        for ent in g["entities"]]  # fmt: skip
     return [by_id.get(g["id"], []) for g in gold]
+
+
+def projection_report(gold: list[dict], unprojected: list[dict]) -> dict:
+    """Return how many gold entities (per type) no candidate span matched, split into
+    those whose name is not in the cleaned text and those the candidate rules missed."""
+    total = Counter(ent["type"] for g in gold for ent in g["entities"])
+    missed = Counter(row["type"] for row in unprojected)
+    absent = Counter(row["type"] for row in unprojected if not row["in_text"])
+    return {
+        "entities": sum(total.values()),
+        "unprojected": len(unprojected),
+        "not_in_text": sum(absent.values()),
+        "by_type": {
+            t: {"entities": total[t], "unprojected": missed[t], "not_in_text": absent[t]}
+            for t in sorted(total)
+        },  # fmt: skip
+        "examples": unprojected[:200],
+    }
 
 
 def add_training_inputs(parser: argparse.ArgumentParser) -> None:
@@ -96,15 +131,24 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once")
     parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
+    parser.add_argument(
+        "--report", type=Path, help="write the gold entities no candidate matched here (JSON)"
+    )
     args = parser.parse_args()
     gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
     texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
     nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
-    data = examples(nlp, gold, texts)
+    unprojected: list[dict] = []
+    data = examples(nlp, gold, texts, unprojected)
     labels = Counter(label for _, label in data)
     print(f"{len(data)} candidates from {len(texts)} abstracts: {labels}")
+    report = projection_report(gold, unprojected)
+    print(f"{report['unprojected']} of {report['entities']} gold entities match no candidate "
+          f"({report['not_in_text']} of them not in the text as written)")  # fmt: skip
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     model = AveragedPerceptron.ensemble(
         CLASSES, data, seeds=args.seeds, epochs=args.epochs, jobs=args.jobs
     )

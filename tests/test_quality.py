@@ -20,11 +20,11 @@ def dev_scores(sample_build):
 
 def test_quality_dev_gold_entities(dev_scores):
     assert dev_scores["papers_without_prediction"] == []
-    assert dev_scores["entities"]["f1"] >= 0.49
+    assert dev_scores["entities"]["f1"] >= 0.58
 
 
 def test_quality_dev_gold_relations(dev_scores):
-    assert dev_scores["relations"]["f1"] >= 0.18
+    assert dev_scores["relations"]["f1"] >= 0.25
 
 
 def test_quality_dev_gold_results(dev_scores):

@@ -269,3 +269,25 @@ def test_guide_queries_run_on_the_sample_graph(sample_build, neo4j_driver):
     # the guide says ImageNet leads the datasets with five papers
     records, _, _ = neo4j_driver.execute_query(*_guide_blocks()[1])
     assert (records[0]["name"], records[0]["papers"]) == ("ImageNet", 5)
+
+
+def test_min_confidence_keeps_only_the_more_likely_relations(sample_build, neo4j_driver):
+    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
+    load_neo4j(read_build_graph(sample_build), neo4j_driver)
+    embedded, server = LadybugEngine(sample_build), Neo4jEngine(neo4j_driver)
+    params = _example_params(sample=True)
+    listing = ["methods-on-dataset", "method-tasks", "task-datasets-metrics", "builds-on"]
+    shrunk = 0
+    for name in [*listing, "top-used-methods"]:
+        assert "min_confidence" in {p.name for p in get_query(name).params}, name
+        given = params.get(name, {})
+        every = run_saved(embedded, name, given).records()
+        sure = run_saved(embedded, name, {**given, "min_confidence": 0.5})
+        assert sure.rows == run_saved(server, name, {**given, "min_confidence": 0.5}).rows, name
+        if name in listing:  # rows of single relations: a subset of the unfiltered ones
+            assert all(row in every for row in sure.records()), name
+        else:
+            assert {r["method"] for r in sure.records()} <= {r["method"] for r in every}
+        assert run_saved(embedded, name, {**given, "min_confidence": 1.01}).rows == [], name
+        shrunk += len(sure.rows) < len(every)
+    assert shrunk >= 1

@@ -81,6 +81,23 @@ def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
     assert len(doc.spans["kg_entities"]) >= 2
 
 
+def test_train_reports_the_gold_entities_no_candidate_matches(tmp_path):
+    report = tmp_path / "unprojected.json"
+    said = _run(
+        "scripts/train_entities.py", *_training_inputs(), "--limit", "8", "--epochs", "1",
+        "--seeds", "1", "--out", str(tmp_path / "m.json"), "--report", str(report),
+    )  # fmt: skip
+    gold = [json.loads(line) for line in shared_path("gold", "train.jsonl").open()][:8]
+    data = json.loads(report.read_text())
+    assert data["entities"] == sum(len(g["entities"]) for g in gold)
+    assert 0 < data["unprojected"] < data["entities"]
+    assert data["not_in_text"] <= data["unprojected"]
+    assert sum(t["unprojected"] for t in data["by_type"].values()) == data["unprojected"]
+    names = {(g["id"], e["name"]) for g in gold for e in g["entities"]}
+    assert all((row["paper"], row["name"]) in names for row in data["examples"])
+    assert f"{data['unprojected']} of {data['entities']} gold entities" in said
+
+
 def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
     out = tmp_path / "cv.json"
     said = _run(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 from spacy.language import Language
@@ -38,7 +37,7 @@ from kg.nlp.phrases import (
     whole_words,
 )
 from kg.nlp.vocabulary import Gazetteer, Lexicon
-from kg.resources import nlp_data_dir
+from kg.resources import trained_file
 from kg.schema import ENTITY_TYPES
 
 __all__ = ["EntityRecognizer", "Candidate", "is_name_like", "phrase_type"]
@@ -848,11 +847,5 @@ def make_entity_recognizer(
 @registry.misc("kg.entity_classifier.v1")
 def load_entity_classifier(path: str = "") -> AveragedPerceptron | None:
     """Load the candidate classifier (default: the shipped one; ``"none"``: rules only)."""
-    if path == "none":
-        return None
-    file = Path(path) if path else nlp_data_dir() / "entity_classifier.json"
-    if not file.exists():
-        if path:
-            raise FileNotFoundError(f"entity classifier {file} not found")
-        return None
-    return AveragedPerceptron.from_disk(file)
+    file = trained_file(path, "entity_classifier.json", "entity classifier")
+    return AveragedPerceptron.from_disk(file) if file else None

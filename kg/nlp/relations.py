@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
@@ -15,7 +14,7 @@ from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import SentenceIndex
 from kg.nlp.proposals import is_named, proposed_method
 from kg.nlp.relation_pairs import allowed_types, entity_groups, pair_candidates
-from kg.resources import nlp_data_dir
+from kg.resources import nlp_data_dir, trained_file
 from kg.schema import RELATION_ENDS, RELATION_TYPES
 
 __all__ = ["RelationExtractor", "RELATION_TYPES"]
@@ -320,9 +319,8 @@ def make_relation_extractor(
 @registry.misc("kg.relation_classifier.v1")
 def load_relation_classifier(path: str = "") -> AveragedPerceptron | None:
     """Load the entity-pair classifier (default: the shipped one; ``"none"``: rules only)."""
-    if path == "none":
-        return None
-    file = Path(path) if path else nlp_data_dir() / "relation_classifier.json"
-    if not file.exists():
-        raise FileNotFoundError(f"relation classifier {file} not found")
-    return AveragedPerceptron.from_disk(file)
+    file = trained_file(path, "relation_classifier.json", "relation classifier")
+    if file is None and path != "none":  # kg ships one: its absence is a broken install
+        shipped = nlp_data_dir() / "relation_classifier.json"
+        raise FileNotFoundError(f"relation classifier {shipped} not found")
+    return AveragedPerceptron.from_disk(file) if file else None

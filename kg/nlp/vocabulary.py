@@ -10,7 +10,7 @@ from pathlib import Path
 
 from spacy.util import registry
 
-from kg.resources import nlp_data_dir
+from kg.resources import nlp_data_dir, trained_file
 
 __all__ = [
     "Lexicon",
@@ -111,14 +111,8 @@ def _read_priors(path: Path) -> dict[str, dict[str, int]]:
 def load_word_clusters(path: str = "") -> dict[str, tuple[str, ...]] | None:
     """Read lowercased word -> cluster ids, coarse to fine (scripts/train_clusters.py);
     default: the shipped file if there is one; ``"none"``: no clusters."""
-    if path == "none":
-        return None
-    file = Path(path) if path else nlp_data_dir() / "word_clusters.tsv"
-    if not file.exists():
-        if path:
-            raise FileNotFoundError(f"word clusters {file} not found")
-        return None
-    return _read_clusters(file)
+    file = trained_file(path, "word_clusters.tsv", "word clusters")
+    return _read_clusters(file) if file else None
 
 
 @lru_cache(maxsize=4)
