@@ -275,7 +275,7 @@ def test_min_confidence_keeps_only_the_more_likely_relations(sample_build, neo4j
     neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
     load_neo4j(read_build_graph(sample_build), neo4j_driver)
     embedded, server = LadybugEngine(sample_build), Neo4jEngine(neo4j_driver)
-    params = _example_params(sample=True)
+    params = {**_example_params(sample=True), "top-used-methods": {"limit": 100_000}}
     listing = ["methods-on-dataset", "method-tasks", "task-datasets-metrics", "builds-on"]
     shrunk = 0
     for name in [*listing, "top-used-methods"]:
