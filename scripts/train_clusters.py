@@ -24,12 +24,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from train_entities import ROOT, SHARED, read_gold
 
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 LEVELS = (64, 256, 1024)
 
 
@@ -80,9 +79,7 @@ def main() -> None:
     args = parser.parse_args()
     from gensim.models import Word2Vec
 
-    exclude = set()
-    for path in args.exclude or [SHARED / "gold/silver/test.jsonl"]:
-        exclude |= {json.loads(line)["id"] for line in path.open(encoding="utf-8")}
+    exclude = {g["id"] for g in read_gold(args.exclude or [SHARED / "gold/silver/test.jsonl"])}
     nlp = load_pipeline()
     sentences = corpus_sentences(args.abstracts, exclude, nlp, args.limit)
     print(f"{len(sentences)} abstracts, {sum(map(len, sentences))} tokens "

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import ROOT, shared_path
 
@@ -160,11 +163,10 @@ def test_cluster_smoke_run_gives_a_hierarchy_the_pipeline_reads(tmp_path):
 
     out = tmp_path / "clusters.tsv"
     abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
-    said = subprocess.run(
-        [sys.executable, "scripts/train_clusters.py", "--abstracts", str(abstracts),
-         "--limit", "300", "--min-count", "3", "--epochs", "1", "--workers", "1",
-         "--levels", "4", "16", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    said = _call(
+        "scripts/train_clusters.py", "--abstracts", str(abstracts), "--limit", "300",
+        "--min-count", "3", "--epochs", "1", "--workers", "1", "--levels", "4", "16",
+        "--out", str(out),
     )  # fmt: skip
     assert said.returncode == 0, said.stderr
     assert "300 abstracts" in said.stderr
@@ -194,10 +196,6 @@ def test_a_named_cluster_file_that_is_missing_is_an_error(tmp_path):
     from kg.nlp.vocabulary import load_word_clusters
 
     missing = tmp_path / "nowhere.tsv"
-    try:
+    with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
         load_word_clusters(str(missing))
-    except FileNotFoundError as err:
-        assert str(missing) in str(err)
-    else:
-        raise AssertionError("no error for a missing cluster file")
     assert load_word_clusters("none") is None
