@@ -3,10 +3,15 @@
 Usage:
     python benchmarks/bench_build.py --limit 10000 --jobs 1 2
     python benchmarks/bench_build.py --limit 0 --jobs 2          # the whole corpus
+    python benchmarks/bench_build.py --limit 0 --copies 4 --jobs 2   # 287,632 abstracts
+    python benchmarks/bench_build.py --limit 10000 --jobs 2 --scheduler local:2
 
-Reads ../shared/corpora/ml_abstracts.jsonl.gz (never copied into the repo). Each run is
-a separate process; the resident memory of its whole process tree is sampled every
-0.5 s, so the report shows the peak and whether memory grows while abstracts stream in.
+Reads ../shared/corpora/ml_abstracts.jsonl.gz (never copied into the repo); ``--copies K``
+writes it K times, the ids of copy k > 0 suffixed ``-copyk`` (every copy is extracted
+again: the build sees K times as many papers). Each run is a separate process; the
+resident memory of the build process and, apart, of its worker processes is sampled
+every 0.5 s, so the report shows the peaks and whether memory grows while abstracts
+stream in.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ _CHILD = """
 import json, sys, time
 from kg.build import build
 t0 = time.perf_counter()
-summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]))
+scheduler = sys.argv[5] or None
+summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler)
 wall = time.perf_counter() - t0
 json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wall,
            "timings": summary.timings, "nodes": summary.nodes, "edges": summary.edges},
@@ -37,8 +43,8 @@ json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wa
 """
 
 
-def _tree_rss_mb(pid: int) -> float:
-    """Resident memory (MB) of ``pid`` and all its descendants, from /proc."""
+def _tree_rss_mb(pid: int) -> tuple[float, float]:
+    """Resident memory (MB) of ``pid``, and of all its descendants together, from /proc."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -51,40 +57,51 @@ def _tree_rss_mb(pid: int) -> float:
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, IndexError, ValueError):
             continue
-    total, stack = 0, [pid]
+    total, stack = 0, list(children.get(pid, []))
     while stack:
         p = stack.pop()
         total += rss.get(p, 0)
         stack += children.get(p, [])
-    return total / 1e6
+    return rss.get(pid, 0) / 1e6, total / 1e6
 
 
-def write_input(limit: int, path: Path) -> int:
+def write_input(limit: int, path: Path, copies: int = 1) -> int:
     n = 0
-    with gzip.open(CORPUS, "rt", encoding="utf-8") as src, open(path, "w") as dst:
-        for line in src:
-            dst.write(line)
-            n += 1
-            if limit and n >= limit:
-                break
+    with open(path, "w") as dst:
+        for copy in range(copies):
+            with gzip.open(CORPUS, "rt", encoding="utf-8") as src:
+                for i, line in enumerate(src):
+                    if limit and i >= limit:
+                        break
+                    if copy:
+                        item = json.loads(line)
+                        item["id"] = f"{item['id']}-copy{copy}"
+                        line = json.dumps(item) + "\n"
+                    dst.write(line)
+                    n += 1
     return n
 
 
-def run(input_path: Path, jobs: int, out_dir: Path) -> dict:
+def run(input_path: Path, jobs: int, out_dir: Path, scheduler: str = "") -> dict:
     result_file = out_dir.with_suffix(".json")
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(input_path), str(out_dir), str(jobs), str(result_file)]
-    )
+        [sys.executable, "-c", _CHILD, str(input_path), str(out_dir), str(jobs),
+         str(result_file), scheduler]
+    )  # fmt: skip
     samples, start = [], time.perf_counter()
     while proc.poll() is None:
-        samples.append((round(time.perf_counter() - start, 1), round(_tree_rss_mb(proc.pid), 1)))
+        main, workers = _tree_rss_mb(proc.pid)
+        t = round(time.perf_counter() - start, 1)
+        samples.append((t, round(main + workers, 1), round(main, 1), round(workers, 1)))
         time.sleep(0.5)
     if proc.returncode != 0:
         raise SystemExit(f"build failed with exit code {proc.returncode}")
     result = json.loads(result_file.read_text())
-    result["peak_rss_mb"] = max((m for _, m in samples), default=0.0)
+    result["peak_rss_mb"] = max((m for _, m, _, _ in samples), default=0.0)
+    result["peak_main_rss_mb"] = max((m for _, _, m, _ in samples), default=0.0)
+    result["peak_workers_rss_mb"] = max((w for *_, w in samples), default=0.0)
     nlp_end = result["timings"]["nlp"]
-    during = [m for t, m in samples if 5.0 <= t <= nlp_end]
+    during = [m for t, m, _, _ in samples if 5.0 <= t <= nlp_end]
     if len(during) >= 4:
         quarter = len(during) // 4
         result["rss_first_quarter_mb"] = max(during[:quarter])
@@ -92,6 +109,7 @@ def run(input_path: Path, jobs: int, out_dir: Path) -> dict:
     result["abstracts_per_s"] = round(result["papers"] / result["wall"], 1)
     result["nlp_abstracts_per_s"] = round(result["papers"] / nlp_end, 1)
     result["jobs"] = jobs
+    result["scheduler"] = scheduler or None
     result["samples"] = samples[:: max(len(samples) // 200, 1)]
     return result
 
@@ -99,17 +117,25 @@ def run(input_path: Path, jobs: int, out_dir: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=10_000, help="abstracts (0 = all)")
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--jobs", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--copies", type=int, default=1, help="write the input K times")
+    parser.add_argument(
+        "--scheduler", nargs="*", default=[], help="also run with these (e.g. local:2)"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--keep", type=Path, help="move the last run's build directory here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:
         tmpdir = Path(tmp)
-        n = write_input(args.limit, tmpdir / "input.jsonl")
+        n = write_input(args.limit, tmpdir / "input.jsonl", args.copies)
         print(f"input: {n} abstracts from {CORPUS.name}", flush=True)
         results = []
-        for jobs in args.jobs:
-            res = run(tmpdir / "input.jsonl", jobs, tmpdir / f"out-j{jobs}")
+        runs = [(j, "") for j in args.jobs] + [(1, s) for s in args.scheduler]
+        last = None
+        for jobs, scheduler in runs:
+            name = f"out-{scheduler.replace(':', '')}" if scheduler else f"out-j{jobs}"
+            last = tmpdir / name
+            res = run(tmpdir / "input.jsonl", jobs, last, scheduler)
             results.append(res)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in res["timings"].items())
             growth = ""
@@ -118,14 +144,17 @@ def main() -> None:
                     f"; RSS during extraction: first quarter {res['rss_first_quarter_mb']:.0f}"
                     f" MB, last quarter {res['rss_last_quarter_mb']:.0f} MB"
                 )
+            how = f"--scheduler {scheduler}" if scheduler else f"-j {jobs}"
             print(
-                f"-j {jobs}: {res['papers']} abstracts in {res['wall']:.1f}s = "
+                f"{how}: {res['papers']} abstracts in {res['wall']:.1f}s = "
                 f"{res['abstracts_per_s']}/s overall ({res['nlp_abstracts_per_s']}/s NLP); "
-                f"peak RSS {res['peak_rss_mb']:.0f} MB{growth}; stages: {stages}",
+                f"peak RSS {res['peak_rss_mb']:.0f} MB (build process "
+                f"{res['peak_main_rss_mb']:.0f} MB, workers {res['peak_workers_rss_mb']:.0f} MB)"
+                f"{growth}; stages: {stages}",
                 flush=True,
             )
-        if args.keep:
-            shutil.move(tmpdir / f"out-j{args.jobs[-1]}", args.keep)
+        if args.keep and last is not None:
+            shutil.move(last, args.keep)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

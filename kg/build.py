@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import pickle
+import hashlib
+import json
+import os
 import shutil
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,13 +15,27 @@ from typing import Any, TypeVar
 from kg import __version__
 from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS
-from kg.graph import add_entities, add_paper, new_graph
+from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
 from kg.ingest import FieldMap, Record, Skipped, read
 from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles, list_inputs
-from kg.nlp.extraction import confident
+from kg.nlp.extraction import (
+    PaperExtraction,
+    confident,
+    extraction_from_dict,
+    extraction_to_dict,
+)
 from kg.nlp.pipeline import extract
-from kg.outdir import check_output_dir, locked, new_temp_dir, replace_dir, write_manifest
-from kg.resolve import Resolver, local_entities, paper_record
+from kg.outdir import (
+    check_output_dir,
+    locked,
+    partial_dir,
+    read_manifest,
+    replace_dir,
+    write_manifest,
+)
+from kg.resolve import local_entities, paper_record
+from kg.resolve.resolver import local_rows, locals_schema, resolve_table
+from kg.tables import duckdb_connection, glob_of, shard_files, write_table
 
 __all__ = ["BuildSummary", "build"]
 
@@ -42,6 +57,13 @@ class BuildSummary:
     edges: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    resumed: int = 0
+    """Papers an interrupted build had extracted, taken over by ``resume``."""
+    unchanged: int = 0
+    """Input papers already in the build added to, with the same title and abstract."""
+    replaced: int = 0
+    """Papers of the build added to whose abstract changed: extracted again, replaced."""
+    notes: list[str] = field(default_factory=list)
 
 
 def _identity(items: Iterable[T], **_: Any) -> Iterable[T]:
@@ -64,6 +86,10 @@ def build(
     progress: Callable[..., Iterable] = _identity,
     on_skip: Callable[[Skipped], None] | None = None,
     on_inputs: Callable[[InputFiles], None] | None = None,
+    add_to: bool = False,
+    resume: bool = False,
+    graph_json_max: int | None = None,
+    scheduler: str | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -76,6 +102,15 @@ def build(
 
     ``min_confidence`` leaves out relations whose confidence (the calibrated chance that
     the relation is right) is below it.
+
+    ``add_to=True`` adds ``inputs`` to the build already in ``out_dir``: only papers whose
+    id it does not hold, or whose title or abstract changed, are extracted; the rest is
+    taken from it, then everything is resolved and exported again. ``resume=True`` takes
+    over the extraction shards a killed build into ``out_dir`` left (same inputs and
+    settings), extracting only the rest. ``graph.json`` is written only when the graph has
+    at most ``graph_json_max`` nodes plus relationships (default :data:`GRAPH_JSON_MAX`).
+    ``scheduler`` runs extraction on a Dask cluster (``tcp://host:8786``) or on
+    ``local:N`` worker processes instead of the ``n_process`` pool.
 
     ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar);
     ``on_inputs`` is told which files are read and which directory entries are ignored.
@@ -99,13 +134,32 @@ def build(
         raise InputError(listed.missing[0], None, "no such file or directory; check the path")
     given = [Path(f) for f in listed.files if f != "-"]
     check_output_dir(out_dir, given, force=force)
+    settings = {
+        "version": __version__,
+        "config": str(config) if config else "default (kg/nlp/data/pipeline.cfg)",
+        "base": base,
+        "min_confidence": min_confidence,
+        "max_chars": max_chars,
+        "fields": repr(fields or FieldMap()),
+    }
+    previous_inputs: list[str] = []
+    if add_to:
+        previous_inputs = _check_add_to(out_dir, settings)
     if on_inputs is not None:
         on_inputs(listed)
     summary = BuildSummary(out_dir=out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
+    state = {**settings, "inputs": listed.files, "add_to": add_to}
     with locked(out_dir):
         check_output_dir(out_dir, given, force=force)  # again, now that no one else writes
-        tmp = new_temp_dir(out_dir)
+        tmp = partial_dir(out_dir)
+        if resume and tmp.is_dir():
+            _check_resume(tmp, state)
+            _complete_shards(tmp / TABLES)
+        elif tmp.exists():
+            shutil.rmtree(tmp)  # an interrupted build's, not resumed: start afresh
+        tmp.mkdir(exist_ok=True)
+        (tmp / RESUME_STATE).write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
         try:
             _build_into(
                 tmp,
@@ -121,24 +175,69 @@ def build(
                 min_confidence=min_confidence,
                 progress=progress,
                 on_skip=on_skip,
+                previous=out_dir if add_to else None,
+                graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
+                scheduler=scheduler,
             )
             if summary.papers == 0:
                 raise BuildError(
                     f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
                     f"messages above); {_kept(out_dir)}"
                 )
-            pipeline = {"config": str(config) if config else "default (kg/nlp/data/pipeline.cfg)",
-                        "min_confidence": min_confidence}  # fmt: skip
-            write_manifest(tmp, version=__version__, inputs=listed.files, pipeline=pipeline)
+            (tmp / RESUME_STATE).unlink()
+            pipeline = {"config": settings["config"], "min_confidence": min_confidence}
+            inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
+            write_manifest(tmp, version=__version__, inputs=inputs_all, pipeline=pipeline)
             summary.files = sorted(p.name for p in tmp.iterdir())
             replace_dir(tmp, out_dir)
         except BaseException as exc:
+            if not isinstance(exc, Exception):
+                raise  # an interrupt: the shards stay for --resume
             shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, BuildError) or not isinstance(exc, Exception):
-                raise  # already says what happened; or an interrupt, passed on as it is
+            if isinstance(exc, BuildError):
+                raise
             why = str(exc) if isinstance(exc, KgError) else f"{type(exc).__name__}: {exc}"
             raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
     return summary
+
+
+RESUME_STATE = "kg-build-partial.json"
+"""What an unfinished build was asked to do; ``--resume`` continues only the same."""
+
+GRAPH_JSON_MAX = 2_000_000
+"""Nodes plus relationships above which a build does not write ``graph.json``."""
+
+
+def _check_resume(tmp: Path, state: dict) -> None:
+    try:
+        before = json.loads((tmp / RESUME_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        before = None
+    if before != json.loads(json.dumps(state)):
+        diff = sorted(k for k in state if before is None or before.get(k) != state[k])
+        raise BuildError(
+            f"--resume: the interrupted build in {tmp} was asked for something else "
+            f"({', '.join(diff) or 'unreadable state'} differ); run the same command again, "
+            "or build without --resume to start afresh"
+        )
+
+
+def _check_add_to(out_dir: Path, settings: dict) -> list[str]:
+    manifest = read_manifest(out_dir)
+    if manifest is None or not (out_dir / TABLES / PAPERS).is_dir():
+        raise BuildError(
+            f"--add-to {out_dir}: no kg build with extraction tables there (a build of kg "
+            f"{__version__} writes {TABLES}/); build it first without --add-to"
+        )
+    pipeline = manifest.get("pipeline") or {}
+    for key in ("config", "min_confidence"):
+        if key in pipeline and pipeline[key] != settings[key]:
+            raise BuildError(
+                f"--add-to {out_dir}: that build used {key} {pipeline[key]!r}, this one "
+                f"{settings[key]!r}; the papers would not be extracted alike. Use the same "
+                "settings, or build everything afresh"
+            )
+    return list(manifest.get("inputs") or [])
 
 
 def _kept(out_dir: Path) -> str:
@@ -171,6 +270,111 @@ def _records(
             on_skip(item)
 
 
+PAPERS = "papers"
+LOCALS = "locals"
+PAPERS_PER_SHARD = int(os.environ.get("KG_PAPERS_PER_SHARD", "1000"))
+"""Papers per extraction shard: what a killed build loses at most, and what --resume skips
+(``KG_PAPERS_PER_SHARD`` changes it)."""
+
+
+def _papers_schema():
+    import pyarrow as pa
+
+    return pa.schema([("id", pa.string()), ("digest", pa.string()), ("extraction", pa.string())])
+
+
+def record_digest(record: Record) -> str:
+    """Return the digest of what extraction reads from a record (its title and text), which
+    tells a changed abstract (a new arXiv version) from the one already extracted."""
+    text = f"{record.title or ''}\n{record.text}"
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def paper_digests(tables: Path) -> dict[str, str]:
+    """Return ``{paper id: digest}`` of the papers extracted into the tables at ``tables``."""
+    import pyarrow.parquet as pq
+
+    out: dict[str, str] = {}
+    for shard in shard_files(tables / PAPERS):
+        t = pq.read_table(shard, columns=["id", "digest"])
+        out.update(zip(t.column("id").to_pylist(), t.column("digest").to_pylist(), strict=True))
+    return out
+
+
+def _complete_shards(tables: Path) -> None:
+    """Keep only shards present in both the papers and the locals table (a killed build may
+    have written the locals of a shard and not its papers) and drop everything derived."""
+    papers = {p.name for p in shard_files(tables / PAPERS)}
+    for shard in shard_files(tables / LOCALS):
+        if shard.name not in papers:
+            shard.unlink()
+    locals_ = {p.name for p in shard_files(tables / LOCALS)}
+    for shard in shard_files(tables / PAPERS):
+        if shard.name not in locals_:
+            shard.unlink()
+    for entry in tables.iterdir() if tables.is_dir() else ():
+        if entry.name not in (PAPERS, LOCALS):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    for name in (PAPERS, LOCALS):  # an --add-to build copies these again at its end
+        for shard in shard_files(tables / name):
+            if shard.name.startswith(PREVIOUS):
+                shard.unlink()
+
+
+class _ShardedExtractions:
+    """Write extractions and their local entities in numbered shards of
+    ``PAPERS_PER_SHARD`` papers. A shard's locals file is written before its papers file,
+    so a papers shard on disk is a complete one."""
+
+    def __init__(self, tables: Path) -> None:
+        self.tables = tables
+        numbers = [_shard_number(p) for p in shard_files(tables / PAPERS)]
+        self.next = max((n for n in numbers if n is not None), default=-1) + 1
+        self.papers: list[dict] = []
+        self.locals: list[dict] = []
+
+    def add(self, ex: PaperExtraction, digest: str) -> None:
+        row = {"id": ex.record.id, "digest": digest,
+               "extraction": json.dumps(extraction_to_dict(ex), ensure_ascii=False)}  # fmt: skip
+        self.papers.append(row)
+        self.locals += local_rows(ex.record.id, local_entities(ex))
+        if len(self.papers) >= PAPERS_PER_SHARD:
+            self.flush()
+
+    def flush(self, name: str | None = None) -> None:
+        if not self.papers:
+            return
+        name = name or f"part-{self.next:05d}.parquet"
+        write_table(self.tables / LOCALS / name, self.locals, locals_schema())
+        write_table(self.tables / PAPERS / name, self.papers, _papers_schema())
+        self.next += 1
+        self.papers, self.locals = [], []
+
+
+def _shard_number(path: Path) -> int | None:
+    stem = path.name.removeprefix("part-").removesuffix(".parquet")
+    return int(stem) if stem.isdigit() else None
+
+
+PREVIOUS = "part-prev-"
+"""Name prefix of the shards an ``--add-to`` build copies from the build it adds to."""
+
+
+def _ordered(shards: list[Path]) -> list[Path]:
+    """Shards in the order their papers go out: the build added to first, then the new."""
+    return sorted(shards, key=lambda p: (not p.name.startswith(PREVIOUS), p.name))
+
+
+def _extractions(tables: Path) -> Iterator[PaperExtraction]:
+    """Yield the extractions stored in the tables, shard by shard."""
+    import pyarrow.parquet as pq
+
+    for shard in _ordered(shard_files(tables / PAPERS)):
+        for batch in pq.ParquetFile(shard).iter_batches(batch_size=500, columns=["extraction"]):
+            for text in batch.column(0).to_pylist():
+                yield extraction_from_dict(json.loads(text))
+
+
 def _build_into(
     tmp: Path,
     summary: BuildSummary,
@@ -186,86 +390,145 @@ def _build_into(
     min_confidence,
     progress,
     on_skip,
+    previous: Path | None = None,
+    graph_json_max: int = GRAPH_JSON_MAX,
+    scheduler: str | None = None,
 ) -> None:
     from kg.exporters.jsonio import write_graph_json, write_record
 
     timings = summary.timings
-    resolver = Resolver()
-    spool = tmp / "spool.pickle"
-    t0 = time.perf_counter()
-    records = _records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip)
-    with open(spool, "wb") as fh:
-        for item in progress(
-            extract(records, n_process=n_process, batch_size=batch_size, base=base, config=config),
-            description="Extracting",
-        ):
-            if isinstance(item, Skipped):
-                summary.skipped.append(item)
-                if on_skip is not None:
-                    on_skip(item)
+    tables = tmp / TABLES
+    tables.mkdir(parents=True, exist_ok=True)
+    done = set(paper_digests(tables))  # shards a killed build wrote (--resume)
+    summary.resumed = len(done)
+    old: dict[str, str] = {}
+    if previous is not None:  # --add-to: the papers of the build being added to
+        old = paper_digests(previous / TABLES)
+    replaced: set[str] = set()
+
+    def todo(records: Iterable[Record]) -> Iterator[Record]:
+        for rec in records:
+            digest = old.get(rec.id)
+            if digest is not None:
+                if digest == record_digest(rec):
+                    summary.unchanged += 1
+                    continue
+                replaced.add(rec.id)
+            if rec.id in done:
                 continue
-            item = confident(item, min_confidence)
-            pickle.dump((item, local_entities(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            summary.papers += 1
-    timings["nlp"] = time.perf_counter() - t0
+            yield rec
 
     t0 = time.perf_counter()
-    for _, locals_ in _spooled(spool):  # a second pass keeps extraction memory flat
-        resolver.add(locals_)
-    resolution = resolver.resolve()
+    records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
+    writer = _ShardedExtractions(tables)
+    extracted = extract(
+        records,
+        n_process=n_process,
+        batch_size=batch_size,
+        base=base,
+        config=config,
+        scheduler=scheduler,
+    )
+    for item in progress(extracted, description="Extracting"):
+        if isinstance(item, Skipped):
+            summary.skipped.append(item)
+            if on_skip is not None:
+                on_skip(item)
+            continue
+        item = confident(item, min_confidence)
+        writer.add(item, record_digest(item.record))
+    writer.flush()
+    summary.replaced = len(replaced)
+    if previous is not None:
+        _copy_previous(previous / TABLES, tables, drop=replaced | set(paper_digests(tables)))
+    timings["nlp"] = time.perf_counter() - t0
+    if not shard_files(tables / PAPERS):
+        return  # no paper at all: build() says so
+
+    t0 = time.perf_counter()
+    spill = tmp / ".spill"
+    with duckdb_connection(spill) as con:
+        resolution = resolve_table(
+            con, f"read_parquet('{glob_of(tables / LOCALS)}')", tables / ENTITIES
+        )
     summary.merges = len(resolution.merges)
     timings["resolve"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    G = new_graph()
-    add_entities(G, resolution.entities.values())
+    graph = GraphTableWriter(tables)
     with open(tmp / "extractions.jsonl", "w", encoding="utf-8") as jsonl:
-        for ex, locals_ in _spooled(spool):
-            record = paper_record(ex, locals_, resolution)
+        for ex in _extractions(tables):
+            record = paper_record(ex, local_entities(ex), resolution)
             write_record(jsonl, record)
-            add_paper(G, record)
-    spool.unlink()
+            graph.add_paper(record)
+            summary.papers += 1
+    graph.close()
+    merge_edge_tables(tables, spill_dir=spill)
+    shutil.rmtree(tables / "paper_edges", ignore_errors=True)
+    shutil.rmtree(spill, ignore_errors=True)
     if "jsonl" not in exporters:
         (tmp / "extractions.jsonl").unlink()
     timings["graph+jsonl"] = time.perf_counter() - t0
 
-    labels = Counter(d["label"] for _, d in G.nodes(data=True))
+    source = GraphTables(tables)
+    labels, types = source.label_counts(), source.type_counts()
     summary.entity_counts = {
         k: labels.get(k, 0) for k in ("Paper", "Method", "Task", "Dataset", "Metric", "Result")
     }
-    summary.relation_counts = dict(Counter(k for _, _, k in G.edges(keys=True)))
+    summary.relation_counts = dict(types)
     summary.results = labels.get("Result", 0)
-    summary.nodes, summary.edges = G.number_of_nodes(), G.number_of_edges()
+    summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
-    if "json" in exporters:
+    if "json" in exporters and summary.nodes + summary.edges <= graph_json_max:
         t0 = time.perf_counter()
-        write_graph_json(G, tmp / "graph.json")
+        write_graph_json(source, tmp / "graph.json")
         timings["json"] = time.perf_counter() - t0
+    elif "json" in exporters:
+        summary.notes.append(
+            f"graph.json not written: the graph has {summary.nodes + summary.edges:,} nodes "
+            f"and relationships, more than --graph-json-max {graph_json_max:,}; "
+            "kg.load_graph reads the tables instead"
+        )
     if "ttl" in exporters:
         t0 = time.perf_counter()
         from kg.exporters import rdf
 
-        rdf.write_turtle(G, tmp / "graph.ttl")
+        rdf.write_turtle(source, tmp / "graph.ttl")
         timings["ttl"] = time.perf_counter() - t0
     if "ladybug" in exporters:
         t0 = time.perf_counter()
         from kg.exporters import ladybug
 
-        ladybug.write_database(G, tmp / "graph.lbdb")
+        ladybug.write_database(source, tmp / "graph.lbdb")
         timings["ladybug"] = time.perf_counter() - t0
     if "report" in exporters:
         t0 = time.perf_counter()
         from kg.exporters import report
 
-        report.write_report(G, summary, resolution, tmp / "report.md")
+        report.write_report(source, summary, resolution, tmp / "report.md")
         timings["report"] = time.perf_counter() - t0
 
 
-def _spooled(path: Path) -> Iterator[tuple]:
-    """Yield the ``(extraction, local entities)`` pairs pickled one after another in ``path``."""
-    with open(path, "rb") as fh:
-        while True:
-            try:
-                yield pickle.load(fh)
-            except EOFError:
-                return
+def _copy_previous(old: Path, tables: Path, *, drop: set[str]) -> None:
+    """Copy the extraction shards of the build at ``old`` into ``tables`` (named
+    :data:`PREVIOUS`...), without the papers in ``drop`` (extracted again in this build)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    gone = pa.array(sorted(drop), pa.string())
+    paired = {p.name for p in shard_files(old / LOCALS)}
+    n = 0
+    for shard in _ordered(shard_files(old / PAPERS)):
+        if shard.name not in paired:
+            continue
+        papers = pq.read_table(shard)
+        papers = papers.filter(pc.invert(pc.is_in(papers.column("id"), value_set=gone)))
+        if papers.num_rows == 0:
+            continue
+        locals_ = pq.read_table(old / LOCALS / shard.name)
+        locals_ = locals_.filter(pc.invert(pc.is_in(locals_.column("paper"), value_set=gone)))
+        name = f"{PREVIOUS}{n:05d}.parquet"
+        write_table(tables / LOCALS / name, locals_)
+        write_table(tables / PAPERS / name, papers)
+        n += 1

@@ -27,6 +27,8 @@ __all__ = [
     "check_output_dir",
     "locked",
     "new_temp_dir",
+    "partial_dir",
+    "read_manifest",
     "replace_dir",
     "write_manifest",
 ]
@@ -180,6 +182,12 @@ def _leftovers(out_dir: Path) -> list[Path]:
 def _remove_leftovers(out_dir: Path) -> None:
     for path in _leftovers(out_dir):
         shutil.rmtree(path, ignore_errors=True)
+
+
+def partial_dir(out_dir: Path) -> Path:
+    """Return the hidden sibling directory a build of ``out_dir`` writes into; it is
+    swapped in when the build is done, and a killed build leaves it for ``--resume``."""
+    return out_dir.with_name(f".{out_dir.name}.partial")
 
 
 def new_temp_dir(out_dir: Path) -> Path:

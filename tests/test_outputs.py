@@ -34,9 +34,12 @@ def test_outputs_all_files_written(example_build):
         "graph.lbdb",
         "kg-build.json",
         "report.md",
+        "tables",
     }
+    tables = {p.relative_to(out / "tables").parts[0] for p in (out / "tables").rglob("*.parquet")}
+    assert tables == {"papers", "locals", "entities.parquet", "nodes", "edges"}
     assert summary.papers == 12
-    assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name]
+    assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name or ".partial" in p.name]
 
 
 def test_outputs_extractions_validate_against_schema(example_build):

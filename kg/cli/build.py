@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from kg.build import GRAPH_JSON_MAX
 from kg.build import build as run_build
 from kg.exporters import EXPORTERS
 from kg.ingest import FieldMap, Skipped
@@ -82,18 +83,58 @@ def build(
         list[str] | None,
         typer.Option(help=f"Write only these outputs ({', '.join(EXPORTERS)}); repeatable."),
     ] = None,
+    add_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--add-to",
+            help="Add INPUTS to the build in this directory (and write the result there): "
+            "only papers it does not hold, or whose title or abstract changed, are "
+            "extracted; everything is then resolved and exported again.",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue a build into OUT that was killed: the papers it had extracted "
+            "(in shards of 1,000) are kept, the rest is extracted. Same inputs and options "
+            "as the killed run.",
+        ),
+    ] = False,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Run extraction on a Dask cluster: tcp://HOST:8786 (a running `dask "
+            "scheduler`), or local:N to start N local worker processes. Default: the -j pool.",
+            show_default=False,
+        ),
+    ] = None,
+    graph_json_max: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Write graph.json only when the graph has at most this many nodes plus "
+            "relationships (kg.load_graph reads the tables of bigger builds).",
+        ),
+    ] = GRAPH_JSON_MAX,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 
-    Writes extractions.jsonl, graph.ttl, graph.json, the LadybugDB store graph.lbdb
-    and report.md. Bad records are reported on stderr and in report.md, never dropped
-    silently.
+    Writes extractions.jsonl, graph.ttl, graph.json, the LadybugDB store graph.lbdb,
+    report.md and the tables/ the build streams through (Parquet: extractions, local
+    entities, canonical entities, nodes, edges; --add-to and kg.load_graph read them).
+    Bad records are reported on stderr and in report.md, never dropped silently.
 
     Examples:
 
         kg build examples/abstracts.txt -o out
 
         kg build papers.jsonl.gz -o out -j 2 --field text=body
+
+        kg build new-papers.jsonl --add-to out
+
+        kg build papers.jsonl.gz -o out --scheduler tcp://10.0.0.5:8786
     """
     overrides = {}
     for item in field or []:
@@ -121,6 +162,13 @@ def build(
             files = "file" if len(found) == 1 else "files"
             stderr.print(f"reading {len(found)} {files} from directories: {shown}", highlight=False)
 
+    if add_to is not None:
+        if out != Path("kg-out") and out != add_to:
+            raise typer.BadParameter(
+                f"-o {out} and --add-to {add_to}: an --add-to build writes where it adds to; "
+                "give one of them"
+            )
+        out = add_to
     summary = run_build(
         inputs,
         out,
@@ -136,7 +184,21 @@ def build(
         progress=progress,
         on_skip=warn,
         on_inputs=reading,
+        add_to=add_to is not None,
+        resume=resume,
+        graph_json_max=graph_json_max,
+        scheduler=scheduler,
     )
+    if summary.resumed:
+        stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)
+    if add_to is not None:
+        stdout.print(
+            f"added to {add_to}: {summary.unchanged} input papers already there unchanged, "
+            f"{summary.replaced} replaced (abstract changed)",
+            highlight=False,
+        )
+    for note in summary.notes:
+        stderr.print(f"note: {note}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in summary.entity_counts.items())
     stdout.print(
         f"{summary.papers} papers -> {counts}; {summary.edges} relationships", highlight=False

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg.exporters.jsonio import read_build_graph
+from kg.exporters.jsonio import read_build_source
 from kg.exporters.neo4j import (
     DEFAULT_BATCH,
     Neo4jSettings,
@@ -73,9 +73,9 @@ def neo4j_cmd(
             driver.close()
         stdout.print(f"{settings.uri}: constraints and indexes in place")
         return
-    G = read_build_graph(out_dir)
+    G = read_build_source(out_dir)
     driver = connect(settings)
-    total = G.number_of_nodes() + G.number_of_edges()
+    total = sum(G.label_counts().values()) + sum(G.type_counts().values())
     try:
         columns = [TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn()]
         with Progress(*columns, console=stderr, disable=not stderr.is_terminal) as bar:

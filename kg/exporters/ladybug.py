@@ -7,13 +7,15 @@ import json
 import re
 import tempfile
 from collections import defaultdict
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from kg.errors import ExportError
-from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, check_label, edge_properties
+from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_properties, label_of_key
+from kg.graph.store import GraphSource, graph_source
 
 __all__ = ["schema_ddl", "write_database", "open_database", "run_query", "DB_NAME"]
 
@@ -67,68 +69,80 @@ def _cell(value: Any, kind: str) -> Any:
     return value
 
 
-def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
-    """Create a LadybugDB database at ``path`` holding ``G``; return rows loaded per table."""
+def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[str, int]:
+    """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
+    streamed one label and one relationship type at a time); return rows loaded per table."""
+    source = graph_source(G)
     conn = open_database(path)
     for stmt in schema_ddl():
         conn.execute(stmt)
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
         tmpdir = Path(tmp)
-        by_label: dict[str, list[tuple[str, dict]]] = defaultdict(list)
-        for node, data in G.nodes(data=True):
-            by_label[data["label"]].append((node, data))
         for label in NODE_LABELS:
             props = NODE_PROPERTIES[label]
             scalar = [k for k, t in props.items() if not t.endswith("[]")]
             lists = [k for k, t in props.items() if t.endswith("[]")]
-            rows = by_label.get(label, [])
             file = tmpdir / f"{label}.csv"
-            with open(file, "w", encoding="utf-8", newline="") as fh:
+            n = 0
+            with ExitStack() as stack:
+                fh = stack.enter_context(open(file, "w", encoding="utf-8", newline=""))
                 writer = csv.writer(fh)
                 writer.writerow(scalar)
-                for _, data in rows:
+                list_files = {}
+                for key in lists:  # list properties are set after the COPY, from JSON lines
+                    list_files[key] = stack.enter_context(
+                        open(tmpdir / f"{label}.{key}.jsonl", "w", encoding="utf-8")
+                    )
+                for _, data in source.nodes(label):
                     writer.writerow([_cell(data.get(k), props[k]) for k in scalar])
+                    for key, lf in list_files.items():
+                        if data.get(key):
+                            lf.write(json.dumps({"k": data["key"], "v": list(data[key])}) + "\n")
+                    n += 1
             _copy(conn, label, file, columns=scalar)
             for key in lists:
-                items = [
-                    {"k": d["key"], "v": list(d.get(key) or [])} for _, d in rows if d.get(key)
-                ]
-                for i in range(0, len(items), _BATCH):
-                    conn.execute(
-                        f"UNWIND $rows AS row MATCH (n:{label} {{key: row.k}}) "
-                        f"SET n.`{key}` = row.v",
-                        parameters={"rows": items[i : i + _BATCH]},
-                    )
-            counts[label] = len(rows)
-        by_pair: dict[tuple[str, str, str], list[tuple[str, str, dict]]] = defaultdict(list)
-        for u, v, rtype, data in G.edges(keys=True, data=True):
-            by_pair[(rtype, G.nodes[u]["label"], G.nodes[v]["label"])].append((u, v, data))
-        for (rtype, a, b), edges in by_pair.items():
-            check_label(a)
-            check_label(b)
-            if (a, b) not in EDGE_ENDS[rtype]:
-                raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
-            file = tmpdir / f"{rtype}_{a}_{b}.csv"
-            slow = []
+                with open(tmpdir / f"{label}.{key}.jsonl", encoding="utf-8") as lf:
+                    for batch in _chunks((json.loads(line) for line in lf), _BATCH):
+                        conn.execute(
+                            f"UNWIND $rows AS row MATCH (n:{label} {{key: row.k}}) "
+                            f"SET n.`{key}` = row.v",
+                            parameters={"rows": batch},
+                        )
+            counts[label] = n
+        for rtype, ends in EDGE_ENDS.items():
             props = list(edge_properties(rtype))
-            with open(file, "w", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(["from", "to", *props])
-                for u, v, data in edges:
+            files: dict[tuple[str, str], Path] = {}
+            n_pair: dict[tuple[str, str], int] = defaultdict(int)
+            slow: list[tuple[str, str, str, str, dict]] = []
+            with ExitStack() as stack:
+                writers = {}
+                for u, v, _, data in source.edges(rtype):
+                    a, b = label_of_key(u), label_of_key(v)
+                    if (a, b) not in ends:
+                        raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
+                    n_pair[(a, b)] += 1
                     if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
-                        slow.append((u, v, data))
+                        slow.append((a, b, u, v, data))
                         continue
+                    if (a, b) not in writers:
+                        files[(a, b)] = tmpdir / f"{rtype}_{a}_{b}.csv"
+                        fh = stack.enter_context(
+                            open(files[(a, b)], "w", encoding="utf-8", newline="")
+                        )
+                        writers[(a, b)] = csv.writer(fh)
+                        writers[(a, b)].writerow(["from", "to", *props])
                     cells = {
                         **data,
                         "papers": "[" + ",".join(data["papers"]) + "]",
                         "evidence": json.dumps(data["evidence"], ensure_ascii=False),
                     }
-                    writer.writerow([u, v, *(cells.get(k, "") for k in props)])
-            opts = f", from='{a}', to='{b}'" if len(EDGE_ENDS[rtype]) > 1 else ""
-            _copy(conn, rtype, file, extra=opts)
+                    writers[(a, b)].writerow([u, v, *(cells.get(k, "") for k in props)])
+            for (a, b), file in files.items():
+                opts = f", from='{a}', to='{b}'" if len(ends) > 1 else ""
+                _copy(conn, rtype, file, extra=opts)
             assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
-            for u, v, data in slow:
+            for a, b, u, v, data in slow:
                 values = {k: data.get(k) for k in props}
                 values["evidence"] = json.dumps(data["evidence"], ensure_ascii=False)
                 conn.execute(
@@ -136,8 +150,20 @@ def write_database(G: nx.MultiDiGraph, path: str | Path) -> dict[str, int]:
                     f"CREATE (a)-[:{rtype} {{{assignments}}}]->(b)",
                     parameters={"u": u, "v": v, "props": values},
                 )
-            counts[f"{rtype}:{a}->{b}"] = len(edges)
+            for (a, b), n in n_pair.items():
+                counts[f"{rtype}:{a}->{b}"] = n
     return counts
+
+
+def _chunks(items, size: int):
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _copy(

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +26,9 @@ from kg.graph.model import (
     ENTITY_LABELS,
     NODE_LABELS,
     NODE_PROPERTIES,
-    check_edge_type,
-    check_label,
+    label_of_key,
 )
+from kg.graph.store import GraphSource, graph_source
 from kg.resources import schemas_dir
 
 __all__ = [
@@ -137,11 +137,6 @@ def _props(data: dict[str, Any], label: str) -> dict[str, Any]:
     return {k: data[k] for k in NODE_PROPERTIES[label] if data.get(k) is not None}
 
 
-def _batches(rows: list, size: int) -> Iterator[list]:
-    for i in range(0, len(rows), size):
-        yield rows[i : i + size]
-
-
 def _add_counters(summary: LoadSummary, counters, label: str, *, node: bool) -> None:
     if node:
         summary.nodes_created[label] += counters.nodes_created
@@ -178,23 +173,32 @@ def _merged_edge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, A
     }
 
 
-def _edge_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for u, v, rtype, data in G.edges(keys=True, data=True):
-        a, b = G.nodes[u]["label"], G.nodes[v]["label"]
-        check_edge_type(rtype)
-        if (a, b) not in EDGE_ENDS[rtype]:
-            raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
-        props = {
-            "support": data["support"],
-            "confidence": data["confidence"],
-            "papers": list(data["papers"]),
-            "evidence": json.dumps(data["evidence"], ensure_ascii=False),
-        }
-        if "mentions" in data:
-            props["mentions"] = data["mentions"]
-        groups[(rtype, a, b)].append({"u": u, "v": v, "props": props})
-    return groups
+def _edge_batches(
+    source: GraphSource, size: int
+) -> Iterator[tuple[str, str, str, list[dict[str, Any]]]]:
+    """Yield ``(type, from label, to label, rows)`` batches of the edges of ``source``."""
+    for rtype, ends in EDGE_ENDS.items():
+        pending: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for u, v, _, data in source.edges(rtype):
+            a, b = label_of_key(u), label_of_key(v)
+            if (a, b) not in ends:
+                raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
+            props = {
+                "support": data["support"],
+                "confidence": data["confidence"],
+                "papers": list(data["papers"]),
+                "evidence": json.dumps(data["evidence"], ensure_ascii=False),
+            }
+            if "mentions" in data:
+                props["mentions"] = data["mentions"]
+            rows = pending[(a, b)]
+            rows.append({"u": u, "v": v, "props": props})
+            if len(rows) >= size:
+                yield rtype, a, b, rows
+                pending[(a, b)] = []
+        for (a, b), rows in pending.items():
+            if rows:
+                yield rtype, a, b, rows
 
 
 def _load_shared_edges(driver, database, rtype, a, b, rows) -> Any:
@@ -226,7 +230,7 @@ def _load_shared_edges(driver, database, rtype, a, b, rows) -> Any:
         return session.execute_write(work)
 
 
-def _recount_entities(driver, database, label: str, keys: list[str], size: int) -> None:
+def _recount_entities(driver, database, label: str, keys: Iterable[str], size: int) -> None:
     query = (
         f"UNWIND $rows AS k MATCH (n:{label} {{key: k}}) "
         "WITH n, [(:Paper)-[m:MENTIONS]->(n) | coalesce(m.mentions, 1)] AS counts "
@@ -234,20 +238,27 @@ def _recount_entities(driver, database, label: str, keys: list[str], size: int) 
         "n.mention_count = reduce(total = 0, c IN counts | total + c), "
         "n.proposed_count = COUNT { (:Paper)-[:PROPOSES]->(n) }"
     )
-    for batch in _batches(keys, size):
+    for batch in _chunks(keys, size):
         _run_write(driver, database, query, batch)
 
 
 def _drop_stale(
-    driver, database, G: nx.MultiDiGraph, reloaded: set[str], summary: LoadSummary
+    driver, database, source: GraphSource, reloaded: set[str], summary: LoadSummary
 ) -> dict[str, set[str]]:
     """Remove what reloaded papers no longer say: their mentions, proposals and results
     missing from this build, and their support of shared relations this build does not
     repeat. Return the keys of entities whose counts changed, by label."""
     touched: dict[str, set[str]] = defaultdict(set)
-    paper_ids = sorted(G.nodes[p]["paper_id"] for p in reloaded)
+    paper_ids = sorted(p.removeprefix("paper:") for p in reloaded)
     ids = set(paper_ids)
-    fresh_edges = {(u, k, v) for u, v, k in G.edges(keys=True)}
+    fresh_edges: set[tuple[str, str, str]] = set()
+    fresh_papers: dict[tuple[str, str, str], set[str]] = {}
+    for u, v, rtype, data in source.edges():  # only what the reloaded papers support
+        if u in reloaded:
+            fresh_edges.add((u, rtype, v))
+        elif ids.intersection(data["papers"]):
+            fresh_edges.add((u, rtype, v))
+            fresh_papers[(u, rtype, v)] = set(data["papers"])
     for rtype in ("MENTIONS", "PROPOSES"):
         for label in ENTITY_LABELS:
             records, _, _ = driver.execute_query(
@@ -267,7 +278,7 @@ def _drop_stale(
                 )
                 touched[label].update(r["e"] for r in stale)
                 summary.stale_removed[rtype] += len(stale)
-    results = {n for n, d in G.nodes(data=True) if d["label"] == "Result"}
+    results = {k for k, d in source.nodes("Result") if d["paper_id"] in ids}
     records, _, _ = driver.execute_query(
         "UNWIND $ids AS id MATCH (p:Paper {paper_id: id})-[:REPORTS]->(r:Result) "
         "RETURN r.key AS key",
@@ -297,9 +308,7 @@ def _drop_stale(
             rows, gone = [], []
             for rec in records:
                 key = (rec["u"], rtype, rec["v"])
-                kept = (
-                    set(G.edges[key[0], key[2], rtype]["papers"]) if key in fresh_edges else set()
-                )
+                kept = fresh_papers.get(key, set())
                 stale = {p for p in rec["papers"] if p in ids} - kept
                 if not stale:
                     continue
@@ -329,7 +338,7 @@ def _drop_stale(
 
 
 def load_neo4j(
-    G: nx.MultiDiGraph,
+    G: nx.MultiDiGraph | GraphSource,
     driver,
     *,
     database: str | None = None,
@@ -337,7 +346,8 @@ def load_neo4j(
     on_batch: Callable[[str, int], None] | None = None,
     replace: bool = False,
 ) -> LoadSummary:
-    """Merge ``G`` into the Neo4j database behind ``driver``; return what was written.
+    """Merge ``G`` (a graph, or a build's tables streamed) into the Neo4j database behind
+    ``driver``; return what was written.
 
     With ``replace``, papers already in the database take exactly this build's
     extraction: their mentions, proposals, results and relation support that this build
@@ -346,15 +356,14 @@ def load_neo4j(
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    source = graph_source(G)
     summary = LoadSummary()
     apply_schema(driver, database)
-    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for _, data in G.nodes(data=True):
-        by_label[check_label(data["label"])].append(data)
 
-    paper_keys = [d["key"] for d in by_label.get("Paper", [])]
     known: set[str] = set()
-    for batch in _batches(paper_keys, batch_size):
+    n_papers = 0
+    for batch in _chunks((k for k, _ in source.nodes("Paper")), batch_size):
+        n_papers += len(batch)
         records, _, _ = driver.execute_query(
             "UNWIND $keys AS k MATCH (p:Paper {key: k}) RETURN p.key AS key",
             keys=batch,
@@ -362,13 +371,13 @@ def load_neo4j(
         )
         known.update(r["key"] for r in records)
     summary.papers_reloaded = len(known)
-    summary.papers_new = len(paper_keys) - len(known)
-    touched = _drop_stale(driver, database, G, known, summary) if known and replace else {}
+    summary.papers_new = n_papers - len(known)
+    touched = _drop_stale(driver, database, source, known, summary) if known and replace else {}
 
     for label in ("Paper", "Result"):
         query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
-        rows = [{"key": d["key"], "props": _props(d, label)} for d in by_label.get(label, [])]
-        for batch in _batches(rows, batch_size):
+        rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
+        for batch in _chunks(rows, batch_size):
             _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
             summary.rows[label] += len(batch)
             if on_batch:
@@ -381,44 +390,55 @@ def load_neo4j(
             "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
             "n.benchmark = n.benchmark OR row.benchmark"
         )
-        rows = [
+        rows = (
             {
-                "key": d["key"],
+                "key": k,
                 "name": d["name"],
                 "type": label,
                 "aliases": list(d.get("aliases") or []),
                 "benchmark": bool(d.get("benchmark")),
             }
-            for d in by_label.get(label, [])
-        ]
-        for batch in _batches(rows, batch_size):
+            for k, d in source.nodes(label)
+        )
+        for batch in _chunks(rows, batch_size):
             _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
             summary.rows[label] += len(batch)
             if on_batch:
                 on_batch(label, len(batch))
 
-    for (rtype, a, b), rows in _edge_rows(G).items():
+    for rtype, a, b, batch in _edge_batches(source, batch_size):
         step = f"{rtype} {a}->{b}"
-        for batch in _batches(rows, batch_size):
-            if a in _PER_PAPER_SOURCES:
-                query = (
-                    f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) "
-                    f"MATCH (b:{b} {{key: row.v}}) MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
-                )
-                counters = _run_write(driver, database, query, batch)
-            else:
-                counters = _load_shared_edges(driver, database, rtype, a, b, batch)
-            if counters is not None:
-                _add_counters(summary, counters, rtype, node=False)
-            summary.rows[rtype] += len(batch)
-            if on_batch:
-                on_batch(step, len(batch))
+        if a in _PER_PAPER_SOURCES:
+            query = (
+                f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) "
+                f"MATCH (b:{b} {{key: row.v}}) MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
+            )
+            counters = _run_write(driver, database, query, batch)
+        else:
+            counters = _load_shared_edges(driver, database, rtype, a, b, batch)
+        if counters is not None:
+            _add_counters(summary, counters, rtype, node=False)
+        summary.rows[rtype] += len(batch)
+        if on_batch:
+            on_batch(step, len(batch))
 
     for label in ENTITY_LABELS:
-        keys = [d["key"] for d in by_label.get(label, [])]
-        keys += sorted(touched.get(label, set()) - set(keys))
-        _recount_entities(driver, database, label, keys, batch_size)
+        loaded = (k for k, _ in source.nodes(label))
+        _recount_entities(driver, database, label, loaded, batch_size)
+        if touched.get(label):
+            _recount_entities(driver, database, label, sorted(touched[label]), batch_size)
     return summary
+
+
+def _chunks(items: Iterable, size: int) -> Iterator[list]:
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def database_counts(driver, database: str | None = None) -> dict[str, int]:

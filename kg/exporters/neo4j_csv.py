@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import shlex
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,8 @@ from typing import Any
 import networkx as nx
 
 from kg.errors import ExportError
-from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, check_label, edge_properties
+from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_properties, label_of_key
+from kg.graph.store import GraphSource, graph_source
 
 __all__ = ["CsvExport", "write_neo4j_csv", "ARRAY_DELIMITERS"]
 
@@ -55,16 +55,21 @@ class CsvExport:
         return args
 
 
-def _array_delimiter(G: nx.MultiDiGraph) -> str:
-    items: set[str] = set()
-    for _, data in G.nodes(data=True):
-        for key in ("aliases", "authors"):
-            items.update(data.get(key) or ())
-    for _, _, data in G.edges(data=True):
-        items.update(data.get("papers") or ())
-    for delim in ARRAY_DELIMITERS:
-        if not any(delim in item for item in items):
-            return delim
+def _array_delimiter(source: GraphSource) -> str:
+    free = list(ARRAY_DELIMITERS)  # a streamed pass: drop each delimiter some item contains
+
+    def check(items) -> None:
+        for item in items or ():
+            for delim in [d for d in free if d in item]:
+                free.remove(delim)
+
+    for _, data in source.nodes():
+        check(data.get("aliases"))
+        check(data.get("authors"))
+    for _, _, _, data in source.edges():
+        check(data.get("papers"))
+    if free:
+        return free[0]
     raise ExportError("every array delimiter kg knows occurs in some name; cannot write CSV")
 
 
@@ -78,18 +83,17 @@ def _cell(value: Any, kind: str, delim: str) -> Any:
     return value
 
 
-def write_neo4j_csv(G: nx.MultiDiGraph, directory: str | Path) -> CsvExport:
+def write_neo4j_csv(G: nx.MultiDiGraph | GraphSource, directory: str | Path) -> CsvExport:
     """Write one node file per label and one relationship file per type; return what was written.
 
-    Keys are globally unique (``paper:…``, ``method:…``, ``result:…``), so one ID space
-    serves every label and relationships refer to nodes by key.
+    ``G`` is a graph or a build's tables (streamed). Keys are globally unique
+    (``paper:…``, ``method:…``, ``result:…``), so one ID space serves every label and
+    relationships refer to nodes by key.
     """
+    source = graph_source(G)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    delim = _array_delimiter(G)
-    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for _, data in G.nodes(data=True):
-        by_label[check_label(data["label"])].append(data)
+    delim = _array_delimiter(source)
     node_files: dict[str, Path] = {}
     for label in NODE_LABELS:
         props = NODE_PROPERTIES[label]
@@ -99,17 +103,11 @@ def write_neo4j_csv(G: nx.MultiDiGraph, directory: str | Path) -> CsvExport:
             writer.writerow(
                 ["key:ID" if k == "key" else f"{k}:{_TYPES[t]}" for k, t in props.items()]
             )
-            for data in by_label.get(label, []):
+            for _, data in source.nodes(label):
                 writer.writerow([_cell(data.get(k), t, delim) for k, t in props.items()])
         node_files[label] = path
-    by_type: dict[str, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
-    for u, v, rtype, data in G.edges(keys=True, data=True):
-        pair = (G.nodes[u]["label"], G.nodes[v]["label"])
-        if pair not in EDGE_ENDS.get(rtype, ()):
-            raise ExportError(f"edge {rtype} from {pair[0]} to {pair[1]} is not in the schema")
-        by_type[rtype].append((u, v, data))
     rel_files: dict[str, Path] = {}
-    for rtype in EDGE_ENDS:
+    for rtype, ends in EDGE_ENDS.items():
         props = edge_properties(rtype)
         path = directory / f"relationships_{rtype}.csv"
         with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -117,7 +115,12 @@ def write_neo4j_csv(G: nx.MultiDiGraph, directory: str | Path) -> CsvExport:
             writer.writerow(
                 [":START_ID", ":END_ID", ":TYPE", *(f"{k}:{_TYPES[t]}" for k, t in props.items())]
             )
-            for u, v, data in by_type.get(rtype, []):
+            for u, v, _, data in source.edges(rtype):
+                pair = (label_of_key(u), label_of_key(v))
+                if pair not in ends:
+                    raise ExportError(
+                        f"edge {rtype} from {pair[0]} to {pair[1]} is not in the schema"
+                    )
                 values = {**data, "evidence": json.dumps(data["evidence"], ensure_ascii=False)}
                 writer.writerow(
                     [u, v, rtype, *(_cell(values.get(k), t, delim) for k, t in props.items())]

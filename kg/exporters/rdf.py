@@ -13,6 +13,8 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, SKOS, XSD
 
 from kg.exporters.vocab import FABIO, KGD, KGO, MLS, SCHEMA
+from kg.graph.model import label_of_key
+from kg.graph.store import GraphSource, graph_source
 
 __all__ = ["node_iri", "triples", "to_rdflib", "write_turtle", "PREFIXES"]
 
@@ -70,17 +72,22 @@ def _lit(value, datatype=None) -> Literal:
     return Literal(value, datatype=datatype) if datatype else Literal(value)
 
 
-def triples(G: nx.MultiDiGraph, *, run_started: datetime | None = None) -> Iterator[Triple]:
-    """Yield the RDF triples of ``G``: nodes, typed edges and their evidence."""
-    run = KGD[f"run/{_digest(str(G.number_of_nodes()) + str(G.number_of_edges()))}"]
+def triples(
+    G: nx.MultiDiGraph | GraphSource, *, run_started: datetime | None = None
+) -> Iterator[Triple]:
+    """Yield the RDF triples of ``G`` (a graph or a build's tables, streamed): nodes, typed
+    edges and their evidence."""
+    source = graph_source(G)
+    n_nodes, n_edges = sum(source.label_counts().values()), sum(source.type_counts().values())
+    run = KGD[f"run/{_digest(str(n_nodes) + str(n_edges))}"]
     started = run_started or datetime.now(UTC)
     yield run, RDF.type, KGO.ExtractionRun
     yield run, RDF.type, PROV.Activity
     yield run, PROV.startedAtTime, Literal(started.isoformat(), datatype=XSD.dateTime)
-    for node, data in G.nodes(data=True):
+    for node, data in source.nodes():
         yield from _node_triples(node, data, run)
-    for u, v, rtype, data in G.edges(keys=True, data=True):
-        yield from _edge_triples(G, u, v, rtype, data, run)
+    for u, v, rtype, data in source.edges():
+        yield from _edge_triples(u, v, rtype, data, run)
 
 
 def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
@@ -136,14 +143,15 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         yield s, KGO.support, Literal(int(data.get("support", 0)))
 
 
-def _edge_triples(G, u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterator[Triple]:
+def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterator[Triple]:
     s, o = node_iri(u), node_iri(v)
-    if rtype == "MEASURED_BY" and G.nodes[u]["label"] == "Result":
+    from_result = label_of_key(u) == "Result"
+    if rtype == "MEASURED_BY" and from_result:
         p = MLS.specifiedBy
     else:
         p = _PREDICATES[rtype]
     yield s, p, o
-    if rtype in {"MENTIONS", "REPORTS"} or G.nodes[u]["label"] == "Result":
+    if rtype in {"MENTIONS", "REPORTS"} or from_result:
         return  # provenance of these lies on the mention/result itself
     stmt = KGD[f"evidence/{_digest(u + '|' + rtype + '|' + v)}"]
     yield stmt, RDF.type, RDF.Statement
@@ -176,7 +184,7 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def to_rdflib(G: nx.MultiDiGraph) -> Graph:
+def to_rdflib(G: nx.MultiDiGraph | GraphSource) -> Graph:
     """Return ``G`` as an rdflib ``Graph`` with kg's prefixes bound."""
     g = Graph()
     for prefix, ns in PREFIXES.items():
@@ -186,7 +194,9 @@ def to_rdflib(G: nx.MultiDiGraph) -> Graph:
     return g
 
 
-def write_turtle(G: nx.MultiDiGraph, path: str | Path, *, engine: str = "auto") -> None:
+def write_turtle(
+    G: nx.MultiDiGraph | GraphSource, path: str | Path, *, engine: str = "auto"
+) -> None:
     """Write ``G`` as Turtle; ``engine`` is ``pyoxigraph`` (fast), ``rdflib`` or ``auto``."""
     if engine in {"auto", "pyoxigraph"}:
         try:
@@ -200,7 +210,7 @@ def write_turtle(G: nx.MultiDiGraph, path: str | Path, *, engine: str = "auto") 
     to_rdflib(G).serialize(destination=str(path), format="turtle")
 
 
-def _write_with_oxigraph(G: nx.MultiDiGraph, path: Path) -> None:
+def _write_with_oxigraph(G: nx.MultiDiGraph | GraphSource, path: Path) -> None:
     import pyoxigraph as ox
 
     def term(t):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from pathlib import Path
 
 import networkx as nx
 
 from kg.graph.model import ENTITY_LABELS
+from kg.graph.store import GraphSource, graph_source
 
 __all__ = ["render_report", "write_report"]
 
@@ -16,14 +18,26 @@ def _md(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_report(G: nx.MultiDiGraph, summary, resolution, *, top: int = 10) -> str:
-    """Return the Markdown report of a build."""
+def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top: int = 10) -> str:
+    """Return the Markdown report of a build (``G`` is its graph or its tables)."""
+    source = graph_source(G)
+    n_nodes, n_edges = sum(source.label_counts().values()), sum(source.type_counts().values())
     lines = ["# kg build report", ""]
     lines += [
         f"- papers: {summary.papers}",
         f"- skipped: {len(summary.skipped)}",
-        f"- nodes: {G.number_of_nodes()}, relationships: {G.number_of_edges()}",
+        f"- nodes: {n_nodes}, relationships: {n_edges}",
         f"- entities merged by resolution: {len(resolution.merges)}",
+    ]
+    if getattr(summary, "unchanged", 0) or getattr(summary, "replaced", 0):
+        lines.append(
+            f"- added to an earlier build: {summary.unchanged} input papers were already "
+            f"there unchanged; {summary.replaced} had a changed abstract and were replaced"
+        )
+    if getattr(summary, "resumed", 0):
+        lines.append(f"- resumed: {summary.resumed} papers extracted by an interrupted run")
+    lines += [f"- note: {note}" for note in getattr(summary, "notes", ())]
+    lines += [
         "",
     ]
     lines += ["## Nodes per label", "", "| label | count |", "|---|---|"]
@@ -33,12 +47,13 @@ def render_report(G: nx.MultiDiGraph, summary, resolution, *, top: int = 10) -> 
     for rtype, count in sorted(summary.relation_counts.items()):
         lines.append(f"| {rtype} | {count} |")
     for label in ENTITY_LABELS:
-        nodes = [
-            (d.get("support", 0), d["name"], d.get("aliases") or [])
-            for _, d in G.nodes(data=True)
-            if d["label"] == label
-        ]
-        nodes.sort(key=lambda t: (-t[0], t[1].lower()))
+        nodes = heapq.nsmallest(
+            top,
+            ((-d.get("support", 0), d["name"].lower(), d["name"], d.get("aliases") or [])
+             for _, d in source.nodes(label)),
+            key=lambda t: t[:3],
+        )  # fmt: skip
+        nodes = [(-neg, name, aliases) for neg, _, name, aliases in nodes]
         lines += [
             "",
             f"## Top {label} entities (by papers)",
@@ -75,6 +90,6 @@ def render_report(G: nx.MultiDiGraph, summary, resolution, *, top: int = 10) -> 
     return "\n".join(lines) + "\n"
 
 
-def write_report(G: nx.MultiDiGraph, summary, resolution, path: str | Path) -> None:
+def write_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, path: str | Path) -> None:
     """Write :func:`render_report` to ``path``."""
     Path(path).write_text(render_report(G, summary, resolution), encoding="utf-8")

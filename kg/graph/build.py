@@ -8,7 +8,15 @@ import networkx as nx
 
 from kg.graph.model import check_edge_type
 
-__all__ = ["new_graph", "add_entities", "add_paper", "MAX_EVIDENCE"]
+__all__ = [
+    "new_graph",
+    "add_entities",
+    "entity_node",
+    "add_paper",
+    "paper_graph",
+    "merge_edge",
+    "MAX_EVIDENCE",
+]
 
 MAX_EVIDENCE = 25
 """Evidence items kept per edge (support still counts every paper)."""
@@ -19,72 +27,88 @@ def new_graph() -> nx.MultiDiGraph:
     return nx.MultiDiGraph(name="kg")
 
 
+def entity_node(ent) -> dict[str, Any]:
+    """Return the node data of a canonical entity (``kg.resolve.Entity``)."""
+    return {
+        "label": ent.type,
+        "key": ent.key,
+        "type": ent.type,
+        "name": ent.name,
+        "aliases": list(ent.aliases),
+        "support": ent.support,
+        "mention_count": ent.mention_count,
+        "proposed_count": ent.proposed_count,
+        "benchmark": ent.benchmark,
+    }
+
+
 def add_entities(G: nx.MultiDiGraph, entities) -> None:
     """Add one node per canonical entity (``kg.resolve.Entity``), keyed by its key."""
     for ent in entities:
-        G.add_node(
-            ent.key,
-            label=ent.type,
-            key=ent.key,
-            type=ent.type,
-            name=ent.name,
-            aliases=list(ent.aliases),
-            support=ent.support,
-            mention_count=ent.mention_count,
-            proposed_count=ent.proposed_count,
-            benchmark=ent.benchmark,
-        )
+        G.add_node(ent.key, **entity_node(ent))
 
 
-def _add_edge(
-    G: nx.MultiDiGraph,
-    u: str,
-    v: str,
-    rtype: str,
-    paper: str,
-    conf: float,
-    evidence: list[dict[str, Any]],
-) -> None:
-    check_edge_type(rtype)
-    if G.has_edge(u, v, key=rtype):
-        data = G.edges[u, v, rtype]
+def merge_edge(data: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, Any]:
+    """Fold one paper's edge ``row`` (from :func:`paper_graph`) into the edge ``data``.
+
+    Support counts distinct papers, confidence is the best, evidence keeps the first
+    :data:`MAX_EVIDENCE` items in the order the rows come. ``data`` is changed in place
+    and returned; ``None`` starts a new edge.
+    """
+    paper = row["paper"]
+    if data is None:
+        data = {
+            "type": row["type"],
+            "support": 1,
+            "confidence": row["confidence"],
+            "papers": [paper],
+            "evidence": list(row["evidence"][:MAX_EVIDENCE]),
+        }
+    else:
         if paper not in data["papers"]:
             data["papers"].append(paper)
             data["support"] += 1
-        data["confidence"] = max(data["confidence"], conf)
+        data["confidence"] = max(data["confidence"], row["confidence"])
         room = MAX_EVIDENCE - len(data["evidence"])
-        data["evidence"].extend(evidence[: max(room, 0)])
-    else:
-        G.add_edge(
-            u,
-            v,
-            key=rtype,
-            type=rtype,
-            support=1,
-            confidence=conf,
-            papers=[paper],
-            evidence=list(evidence[:MAX_EVIDENCE]),
-        )
+        data["evidence"].extend(row["evidence"][: max(room, 0)])
+    if row.get("mentions") is not None:
+        data["mentions"] = row["mentions"]
+    return data
 
 
-def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
-    """Add a paper record (one line of ``extractions.jsonl``) to the graph."""
+def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return the nodes (Paper, Result) and edges one paper record contributes.
+
+    Each edge is a row ``{"u", "v", "type", "paper", "confidence", "evidence", "mentions"}``
+    with the paper's own repeats of it already folded together; :func:`merge_edge` folds
+    the rows of several papers.
+    """
     pkey = f"paper:{record['id']}"
-    G.add_node(
-        pkey,
-        label="Paper",
-        key=pkey,
-        paper_id=record["id"],
-        title=record.get("title"),
-        year=record.get("year"),
-        date=record.get("date"),
-        authors=list(record.get("authors", [])),
-        url=record.get("url"),
-        code_url=record.get("code_url"),
-        text=record["text"],
-        source=record.get("source", {}).get("file"),
-    )
     pid = record["id"]
+    nodes: list[dict[str, Any]] = [
+        {
+            "label": "Paper",
+            "key": pkey,
+            "paper_id": pid,
+            "title": record.get("title"),
+            "year": record.get("year"),
+            "date": record.get("date"),
+            "authors": list(record.get("authors", [])),
+            "url": record.get("url"),
+            "code_url": record.get("code_url"),
+            "text": record["text"],
+            "source": record.get("source", {}).get("file"),
+        }
+    ]
+    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def edge(u: str, v: str, rtype: str, conf: float, evidence: list, mentions=None) -> None:
+        check_edge_type(rtype)
+        row = {"paper": pid, "type": rtype, "confidence": conf, "evidence": evidence}
+        row["mentions"] = mentions
+        merged = merge_edge(edges.get((u, rtype, v)), row)
+        edges[(u, rtype, v)] = merged
+
     for ent in record["entities"]:
         evidence = [
             {
@@ -98,33 +122,33 @@ def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
             for m in ent["mentions"]
         ]
         conf = max((m["confidence"] for m in ent["mentions"]), default=0.5)
-        _add_edge(G, pkey, ent["id"], "MENTIONS", pid, conf, evidence)
-        G.edges[pkey, ent["id"], "MENTIONS"]["mentions"] = len(ent["mentions"])
+        edge(pkey, ent["id"], "MENTIONS", conf, evidence, len(ent["mentions"]))
         if ent.get("proposed"):
-            _add_edge(G, pkey, ent["id"], "PROPOSES", pid, conf, evidence[:1])
+            edge(pkey, ent["id"], "PROPOSES", conf, evidence[:1])
     for rel in record["relations"]:
         evidence = [dict(e, paper=pid) for e in rel["evidence"]]
-        _add_edge(G, rel["head"], rel["tail"], rel["type"], pid, rel["confidence"], evidence)
+        edge(rel["head"], rel["tail"], rel["type"], rel["confidence"], evidence)
     for res in record["results"]:
         ev = res["evidence"]
-        G.add_node(
-            res["id"],
-            label="Result",
-            key=res["id"],
-            value=res["value"],
-            unit=res["unit"],
-            delta=res["delta"],
-            metric_name=res["metric"],
-            condition=res["condition"],
-            paper_id=pid,
-            sentence=ev["sentence"],
-            start=ev["start"],
-            end=ev["end"],
-            evidence=ev["text"],
-            confidence=res["confidence"],
+        nodes.append(
+            {
+                "label": "Result",
+                "key": res["id"],
+                "value": res["value"],
+                "unit": res["unit"],
+                "delta": res["delta"],
+                "metric_name": res["metric"],
+                "condition": res["condition"],
+                "paper_id": pid,
+                "sentence": ev["sentence"],
+                "start": ev["start"],
+                "end": ev["end"],
+                "evidence": ev["text"],
+                "confidence": res["confidence"],
+            }
         )
         evidence = [dict(ev, paper=pid)]
-        _add_edge(G, pkey, res["id"], "REPORTS", pid, res["confidence"], evidence)
+        edge(pkey, res["id"], "REPORTS", res["confidence"], evidence)
         for field, rtype in (
             ("method_id", "FOR_METHOD"),
             ("task_id", "FOR_TASK"),
@@ -132,4 +156,23 @@ def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
             ("metric_id", "MEASURED_BY"),
         ):
             if res.get(field):
-                _add_edge(G, res["id"], res[field], rtype, pid, res["confidence"], evidence)
+                edge(res["id"], res[field], rtype, res["confidence"], evidence)
+    rows = [
+        {"u": u, "v": v, "paper": pid, **{k: d[k] for k in ("type", "confidence", "evidence")},
+         "mentions": d.get("mentions")}
+        for (u, _, v), d in edges.items()
+    ]  # fmt: skip
+    return nodes, rows
+
+
+def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
+    """Add a paper record (one line of ``extractions.jsonl``) to the graph."""
+    nodes, edges = paper_graph(record)
+    for node in nodes:
+        G.add_node(node["key"], **node)
+    for row in edges:
+        u, v, rtype = row["u"], row["v"], row["type"]
+        old = G.edges[u, v, rtype] if G.has_edge(u, v, key=rtype) else None
+        data = merge_edge(old, row)
+        if old is None:
+            G.add_edge(u, v, key=rtype, **data)

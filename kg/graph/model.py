@@ -12,6 +12,7 @@ __all__ = [
     "edge_properties",
     "check_label",
     "check_edge_type",
+    "label_of_key",
 ]
 
 from kg.errors import SchemaError
@@ -105,3 +106,20 @@ def check_edge_type(rtype: str) -> str:
     if rtype not in EDGE_ENDS:
         raise SchemaError(f"unknown relationship type {rtype!r}")
     return rtype
+
+
+_KEY_PREFIXES = {label.lower(): label for label in NODE_LABELS}
+
+
+def label_of_key(key: str) -> str:
+    """Return the node label a key names (keys start with the label: ``method:lora``).
+
+    Examples
+    --------
+    >>> label_of_key("method:low-rank-adaptation"), label_of_key("paper:2401.00001")
+    ('Method', 'Paper')
+    """
+    label = _KEY_PREFIXES.get(key.partition(":")[0])
+    if label is None:
+        raise SchemaError(f"key {key!r} does not start with a node label")
+    return label

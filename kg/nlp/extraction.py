@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from kg.ingest.record import Record
 
-__all__ = ["Mention", "RelationMention", "ResultMention", "PaperExtraction", "confident"]
+__all__ = [
+    "Mention",
+    "RelationMention",
+    "ResultMention",
+    "PaperExtraction",
+    "confident",
+    "extraction_to_dict",
+    "extraction_from_dict",
+]
 
 
 @dataclass(frozen=True)
@@ -80,3 +89,30 @@ def confident(extraction: PaperExtraction, min_confidence: float) -> PaperExtrac
         return extraction
     kept = [r for r in extraction.relations if r.confidence >= min_confidence]
     return replace(extraction, relations=kept)
+
+
+def extraction_to_dict(extraction: PaperExtraction) -> dict[str, Any]:
+    """Return ``extraction`` as plain JSON-ready data (:func:`extraction_from_dict` reads it)."""
+    return asdict(extraction)
+
+
+def extraction_from_dict(data: dict[str, Any]) -> PaperExtraction:
+    """Return the :class:`PaperExtraction` that :func:`extraction_to_dict` turned into ``data``.
+
+    Examples
+    --------
+    >>> ex = PaperExtraction(Record("p1", "A B.", authors=("X",)), sentences=[(0, 4)],
+    ...     mentions=[Mention("A", "Method", 0, 1, 0, "r", 0.9)])
+    >>> extraction_from_dict(extraction_to_dict(ex)) == ex
+    True
+    """
+    rec = dict(data["record"])
+    rec["authors"] = tuple(rec.get("authors") or ())
+    rec["categories"] = tuple(rec.get("categories") or ())
+    return PaperExtraction(
+        record=Record(**rec),
+        sentences=[(int(a), int(b)) for a, b in data["sentences"]],
+        mentions=[Mention(**m) for m in data["mentions"]],
+        relations=[RelationMention(**r) for r in data["relations"]],
+        results=[ResultMention(**r) for r in data["results"]],
+    )

@@ -260,13 +260,23 @@ def extract(
     batch_size: int = 64,
     base: str | None = None,
     config: str | Path | None = None,
+    scheduler: str | None = None,
 ) -> Iterator[PaperExtraction | Skipped]:
     """Yield the extraction of each record, in input order, streaming.
 
     With ``n_process > 1`` records go to worker processes in chunks of ``batch_size``;
     at most ``2 * n_process`` chunks are in flight, so memory does not grow with input.
-    A record the pipeline fails on comes out as ``Skipped``.
+    ``scheduler`` (``tcp://host:8786`` or ``local:N``) runs the chunks on a Dask cluster
+    instead (:mod:`kg.nlp.distributed`). A record the pipeline fails on comes out as
+    ``Skipped``.
     """
+    if scheduler is not None:
+        from kg.nlp.distributed import extract_on_dask
+
+        yield from extract_on_dask(
+            records, scheduler, batch_size=batch_size, base=base, config=config
+        )
+        return
     config_s = str(config) if config else None
     stamp = _config_stamp(config_s)
     if n_process <= 1:

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
+from pathlib import Path
 
 from rapidfuzz import fuzz
 
 from kg.nlp.extraction import PaperExtraction
 from kg.resolve.keys import entity_key, normalise_name
+from kg.tables import iter_rows
 
-__all__ = ["LocalEntity", "Entity", "Merge", "Resolution", "Resolver", "local_entities"]
+__all__ = [
+    "LocalEntity",
+    "Entity",
+    "Merge",
+    "Resolution",
+    "Resolver",
+    "local_entities",
+    "local_rows",
+    "locals_schema",
+    "resolve_table",
+]
 
 
 @dataclass(frozen=True)
@@ -55,15 +71,71 @@ class Merge:
 
 @dataclass
 class Resolution:
-    """The canonical entities and the map from each raw key to its canonical key."""
+    """The map from each merged raw key to its canonical key, the merges made, and where
+    the canonical entities are (a Parquet table, read on demand so big builds stream it).
+    """
 
-    entities: dict[str, Entity]
     canonical: dict[str, str]
     merges: list[Merge] = field(default_factory=list)
+    entities_path: Path | None = None
 
     def key_for(self, local: LocalEntity) -> str:
         """Return the canonical key of a paper-local entity."""
         return self.canonical.get(local.raw_key, local.raw_key)
+
+    def iter_entities(self, *, batch: int = 10_000) -> Iterator[Entity]:
+        """Yield the canonical entities, sorted by key, reading ``batch`` at a time."""
+        if self.entities_path is None:
+            return
+        import pyarrow.parquet as pq
+
+        for chunk in pq.ParquetFile(self.entities_path).iter_batches(batch_size=batch):
+            for row in chunk.to_pylist():
+                yield Entity(**row)
+
+    @property
+    def entities(self) -> dict[str, Entity]:
+        """Every canonical entity by key, in memory (use :meth:`iter_entities` for big ones)."""
+        return {e.key: e for e in self.iter_entities()}
+
+
+LOCALS_SCHEMA_FIELDS = (
+    ("paper", "string"),
+    ("type", "string"),
+    ("raw_key", "string"),
+    ("name", "string"),
+    ("aliases", "list<string>"),
+    ("mentions", "int32"),
+    ("proposed", "bool"),
+    ("benchmark", "bool"),
+)
+"""The columns of the local-entity table that resolution reads (one row per paper entity)."""
+
+
+def locals_schema():
+    """Return the pyarrow schema of the local-entity table."""
+    import pyarrow as pa
+
+    kinds = {"string": pa.string(), "list<string>": pa.list_(pa.string()),
+             "int32": pa.int32(), "bool": pa.bool_()}  # fmt: skip
+    return pa.schema([(name, kinds[kind]) for name, kind in LOCALS_SCHEMA_FIELDS])
+
+
+def local_rows(paper: str, entities: Iterable[LocalEntity]) -> list[dict]:
+    """Return the local-entity table rows of one paper."""
+    return [
+        {
+            "paper": paper,
+            "type": e.type,
+            "raw_key": e.raw_key,
+            "name": e.name,
+            "aliases": list(e.aliases),
+            "mentions": len(e.mentions),
+            "proposed": e.proposed,
+            "benchmark": e.benchmark,
+        }
+        for e in entities
+    ]
 
 
 GENERIC_HEADS = frozenset(
@@ -145,115 +217,190 @@ def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
 
 
 class Resolver:
-    """Collect the local entities of every paper, then resolve them into canonical ones.
+    """Collect the local entities of papers in memory, then resolve them (small inputs).
 
-    Call :meth:`add` once per paper (streaming), then :meth:`resolve`.
+    Call :meth:`add` once per paper, then :meth:`resolve`. Builds stream the same
+    resolution from a Parquet table with :func:`resolve_table` instead.
     """
 
     def __init__(self, *, fuzzy_threshold: float = 95.0, fuzzy_min_length: int = 10) -> None:
         self.fuzzy_threshold = fuzzy_threshold
         self.fuzzy_min_length = fuzzy_min_length
-        self._names: dict[str, Counter] = defaultdict(Counter)
-        self._aliases: dict[str, set[str]] = defaultdict(set)
-        self._type: dict[str, str] = {}
-        self._papers: dict[str, set[int]] = defaultdict(set)
-        self._mentions: Counter = Counter()
-        self._proposing: dict[str, set[int]] = defaultdict(set)
-        self._paper_count = 0
-        self._benchmark: set[str] = set()
-        self._acronyms: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._rows: list[dict] = []
+        self._papers = 0
 
-    def add(self, entities: list[LocalEntity]) -> None:
-        """Record one paper's local entities."""
-        paper = self._paper_count
-        self._paper_count += 1
-        for ent in entities:
-            key = ent.raw_key
-            self._type[key] = ent.type
-            self._names[key][ent.name] += 1
-            self._aliases[key].update(ent.aliases)
-            self._papers[key].add(paper)
-            self._mentions[key] += len(ent.mentions)
-            if ent.proposed:
-                self._proposing[key].add(paper)
-            if ent.benchmark:
-                self._benchmark.add(key)
-            for alias in ent.aliases:
-                if _is_acronym(alias) and not _is_acronym(ent.name):
-                    self._acronyms[(ent.type, alias)].add(key)
+    def add(self, entities: list[LocalEntity], paper: str | None = None) -> None:
+        """Record one paper's local entities (``paper`` is its id; a counter by default)."""
+        self._rows += local_rows(paper if paper is not None else f"#{self._papers}", entities)
+        self._papers += 1
 
     def resolve(self) -> Resolution:
-        """Return the canonical entities with the merges made."""
-        parent = {key: key for key in self._type}
-        merges: list[Merge] = []
+        """Return the canonical entities with the merges made (held in a temporary table)."""
+        import pyarrow as pa
 
-        def find(key: str) -> str:
-            while parent[key] != key:
-                parent[key] = parent[parent[key]]
-                key = parent[key]
-            return key
+        from kg.tables import duckdb_connection
 
-        def union(source: str, target: str, reason: str) -> None:
-            a, b = find(source), find(target)
-            if a == b:
-                return
-            if len(self._papers[a]) > len(self._papers[b]):  # keep the better-supported key
-                a, b = b, a
-            parent[a] = b
-            merges.append(Merge(a, b, reason))
-
-        for (type_, short), long_keys in self._acronyms.items():
-            if len(long_keys) != 1:
-                continue  # ambiguous across papers: keep apart
-            short_key = entity_key(type_, short)
-            if short_key in parent:
-                union(short_key, next(iter(long_keys)), f"acronym {short!r}")
-        self._fuzzy(union)
-        entities: dict[str, Entity] = {}
-        members: dict[str, list[str]] = defaultdict(list)
-        for key in parent:
-            members[find(key)].append(key)
-        for root, keys in members.items():
-            names: Counter = Counter()
-            aliases: set[str] = set()
-            for key in keys:
-                names.update(self._names[key])
-                aliases |= self._aliases[key]
-            name = names.most_common(1)[0][0]
-            if _is_acronym(name):  # prefer a long form as the display name
-                long_names = [n for n, _ in names.most_common() if not _is_acronym(n)]
-                name = long_names[0] if long_names else name
-            aliases |= set(names)
-            aliases.discard(name)
-            entities[root] = Entity(
-                key=root,
-                type=self._type[root],
-                name=name,
-                aliases=sorted(aliases),
-                support=len(set().union(*(self._papers[k] for k in keys))),
-                mention_count=sum(self._mentions[k] for k in keys),
-                proposed_count=len(set().union(*(self._proposing.get(k, ()) for k in keys))),
-                benchmark=any(k in self._benchmark for k in keys),
+        with duckdb_connection() as con:
+            rows = pa.Table.from_pylist(self._rows, schema=locals_schema())
+            con.register("kg_rows", rows)
+            con.execute("CREATE TEMP TABLE kg_locals AS SELECT * FROM kg_rows")
+            tmp = Path(tempfile.mkdtemp(prefix="kg-resolve-"))
+            resolution = resolve_table(
+                con,
+                "kg_locals",
+                tmp / "entities.parquet",
+                fuzzy_threshold=self.fuzzy_threshold,
+                fuzzy_min_length=self.fuzzy_min_length,
             )
-        canonical = {key: find(key) for key in parent}
-        return Resolution(entities, canonical, merges)
+        entities = resolution.entities  # read once, then drop the temporary file
+        shutil.rmtree(tmp, ignore_errors=True)
+        return _MemoryResolution(resolution.canonical, resolution.merges, None, entities)
 
-    def _fuzzy(self, union) -> None:
-        blocks: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-        for key, type_ in self._type.items():
-            norm = normalise_name(self._names[key].most_common(1)[0][0])
-            if len(norm) >= self.fuzzy_min_length:
-                blocks[(type_, norm[:4])].append((norm, key))
-        for items in blocks.values():
-            if len(items) > 400:
-                items = sorted(items, key=lambda nk: -len(self._papers[nk[1]]))[:400]
-            for i, (norm_a, key_a) in enumerate(items):
-                for norm_b, key_b in items[i + 1 :]:
-                    if _digits(norm_a) != _digits(norm_b):
-                        continue  # GPT-3 vs GPT-4, ResNet-50 vs ResNet-101
-                    score = fuzz.ratio(norm_a, norm_b)
-                    if score >= self.fuzzy_threshold:
-                        union(key_a, key_b, f"fuzzy {score:.0f}")
+
+@dataclass
+class _MemoryResolution(Resolution):
+    held: dict[str, Entity] = field(default_factory=dict)
+
+    def iter_entities(self, *, batch: int = 10_000) -> Iterator[Entity]:
+        yield from (self.held[k] for k in sorted(self.held))
+
+
+def resolve_table(
+    con,
+    table: str,
+    entities_path: str | Path,
+    *,
+    fuzzy_threshold: float = 95.0,
+    fuzzy_min_length: int = 10,
+) -> Resolution:
+    """Resolve the local entities in DuckDB relation ``table`` (a table name or
+    ``read_parquet(...)``, with the columns of :data:`LOCALS_SCHEMA_FIELDS`) into canonical
+    entities written to ``entities_path`` (Parquet, sorted by key).
+
+    Merges: an acronym that one paper defines goes with its long form when no other long
+    form claims it across the corpus; names of the same type whose normalised forms are
+    near-identical (fuzzy ratio >= ``fuzzy_threshold``, at least ``fuzzy_min_length``
+    characters, same digits) are one. Each union keeps the key that more papers use.
+    Only merged keys are held in memory; everything else is grouped by DuckDB.
+    """
+    import duckdb
+
+    for name, fn, args, ret in (
+        ("kg_acronym", _is_acronym, ["VARCHAR"], "BOOLEAN"),
+        ("kg_norm", normalise_name, ["VARCHAR"], "VARCHAR"),
+    ):
+        try:
+            con.create_function(name, fn, args, ret, side_effects=False)
+        except duckdb.CatalogException:
+            pass  # registered on this connection already
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE kg_keys AS SELECT raw_key, any_value(type) AS type, "
+        f"count(DISTINCT paper) AS support FROM {table} GROUP BY raw_key"
+    )
+    support: dict[str, int] = {}
+
+    def support_of(keys: Iterable[str]) -> None:
+        wanted = [k for k in set(keys) if k not in support]
+        if wanted:
+            rows = con.execute(
+                "SELECT raw_key, support FROM kg_keys WHERE raw_key IN (SELECT unnest(?))",
+                [wanted],
+            ).fetchall()
+            support.update(rows)
+
+    parent: dict[str, str] = {}
+    merges: list[Merge] = []
+
+    def find(key: str) -> str:
+        root = key
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while key != root:  # path compression
+            parent[key], key = root, parent[key]
+        return root
+
+    def union(source: str, target: str, reason: str) -> None:
+        a, b = find(source), find(target)
+        if a == b:
+            return
+        if support[a] > support[b]:  # keep the better-supported key
+            a, b = b, a
+        parent[a] = b
+        merges.append(Merge(a, b, reason))
+
+    # acronyms: (type, acronym) -> the long-form keys whose papers define it
+    acronyms = con.execute(
+        f"SELECT type, alias, list(DISTINCT raw_key ORDER BY raw_key) AS keys FROM "
+        f"(SELECT type, unnest(aliases) AS alias, raw_key, name FROM {table}) "
+        "WHERE kg_acronym(alias) AND NOT kg_acronym(name) "
+        "GROUP BY type, alias HAVING count(DISTINCT raw_key) = 1 ORDER BY type, alias"
+    ).fetchall()
+    pairs = [(entity_key(type_, short), keys[0], short) for type_, short, keys in acronyms]
+    support_of(k for short_key, long_key, _ in pairs for k in (short_key, long_key))
+    for short_key, long_key, short in pairs:
+        if short_key in support:
+            union(short_key, long_key, f"acronym {short!r}")
+
+    # fuzzy: blocks of (type, first four characters of the normalised name)
+    rows = iter_rows(
+        con,
+        "WITH named AS (SELECT raw_key, name, count(*) AS n FROM "
+        f"{table} GROUP BY raw_key, name QUALIFY row_number() OVER "
+        "(PARTITION BY raw_key ORDER BY n DESC, name) = 1), "
+        "normed AS (SELECT k.raw_key, k.type, k.support, kg_norm(named.name) AS norm "
+        "FROM named JOIN kg_keys k USING (raw_key)) "
+        "SELECT type, substr(norm, 1, 4) AS block, norm, raw_key, support FROM normed "
+        f"WHERE length(norm) >= {int(fuzzy_min_length)} "
+        "ORDER BY type, block, support DESC, raw_key",
+    )
+    for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
+        items = list(block)[:400]
+        for i, (_, _, norm_a, key_a, sup_a) in enumerate(items):
+            for _, _, norm_b, key_b, sup_b in items[i + 1 :]:
+                if _digits(norm_a) != _digits(norm_b):
+                    continue  # GPT-3 vs GPT-4, ResNet-50 vs ResNet-101
+                score = fuzz.ratio(norm_a, norm_b)
+                if score >= fuzzy_threshold:
+                    support[key_a], support[key_b] = sup_a, sup_b
+                    union(key_a, key_b, f"fuzzy {score:.0f}")
+
+    canonical = {key: find(key) for key in parent}
+    import pyarrow as pa
+
+    keymap = pa.table(
+        {"raw_key": list(canonical), "key": list(canonical.values())},
+        schema=pa.schema([("raw_key", pa.string()), ("key", pa.string())]),
+    )
+    con.register("kg_keymap", keymap)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE kg_member AS SELECT l.*, "
+        "coalesce(m.key, l.raw_key) AS key FROM "
+        f"{table} l LEFT JOIN kg_keymap m USING (raw_key)"
+    )
+    path = Path(entities_path).as_posix().replace("'", "''")
+    con.execute(
+        "COPY ("
+        "WITH names AS (SELECT key, name, count(*) AS n FROM kg_member GROUP BY key, name), "
+        "best AS (SELECT key, arg_min(name, (kg_acronym(name), -n, name)) AS name "
+        "FROM names GROUP BY key), "
+        "alias AS (SELECT key, list(DISTINCT a) AS aliases FROM ("
+        "SELECT key, unnest(aliases) AS a FROM kg_member UNION ALL "
+        "SELECT key, name AS a FROM names) GROUP BY key), "
+        "counts AS (SELECT key, any_value(type) AS type, count(DISTINCT paper) AS support, "
+        "sum(mentions) AS mention_count, "
+        "count(DISTINCT paper) FILTER (WHERE proposed) AS proposed_count, "
+        "bool_or(benchmark) AS benchmark FROM kg_member GROUP BY key) "
+        "SELECT c.key, c.type, b.name, "
+        "list_sort(list_filter(a.aliases, lambda x: x <> b.name)) AS aliases, "
+        "c.support::BIGINT AS support, c.mention_count::BIGINT AS mention_count, "
+        "c.proposed_count::BIGINT AS proposed_count, c.benchmark "
+        "FROM counts c JOIN best b USING (key) JOIN alias a USING (key) ORDER BY c.key"
+        f") TO '{path}' (FORMAT parquet, COMPRESSION zstd)"
+    )
+    con.execute("DROP TABLE kg_member")
+    con.unregister("kg_keymap")
+    con.execute("DROP TABLE kg_keys")
+    return Resolution(canonical, merges, Path(entities_path))
 
 
 def _digits(text: str) -> str:

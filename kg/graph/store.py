@@ -1,0 +1,259 @@
+"""The graph as tables on disk, and one read interface over it and over networkx graphs.
+
+A build writes the graph of every paper as rows (:class:`GraphTableWriter`): Paper and
+Result nodes, and each paper's edges. :func:`merge_edge_tables` then sorts the edge rows
+of all papers by (type, from, to, paper) out of core and folds each edge's rows into one
+(:func:`kg.graph.build.merge_edge`), so no stage holds the whole graph. Exporters read
+through :class:`GraphTables`, or :class:`NxGraph` for a graph already in memory; both
+yield ``(key, data)`` nodes and ``(u, v, type, data)`` edges, data as in ``graph.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from itertools import groupby
+from pathlib import Path
+from typing import Any, Protocol
+
+import networkx as nx
+
+from kg.graph.build import entity_node, merge_edge, paper_graph
+from kg.graph.model import ENTITY_LABELS, NODE_LABELS
+from kg.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
+
+__all__ = [
+    "GraphSource",
+    "GraphTables",
+    "GraphTableWriter",
+    "TABLES",
+    "NxGraph",
+    "graph_source",
+    "merge_edge_tables",
+    "to_networkx",
+]
+
+TABLES = "tables"
+"""The directory of a build (``OUT/tables``) that holds its tables."""
+NODES = "nodes"
+PAPER_EDGES = "paper_edges"
+EDGES = "edges"
+ENTITIES = "entities.parquet"
+
+
+class GraphSource(Protocol):
+    """What exporters read: nodes and edges, streamed, with their counts."""
+
+    def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]: ...
+
+    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]: ...
+
+    def label_counts(self) -> Counter: ...
+
+    def type_counts(self) -> Counter: ...
+
+
+def _node_schema():
+    import pyarrow as pa
+
+    return pa.schema([("key", pa.string()), ("label", pa.string()), ("data", pa.string())])
+
+
+def _paper_edge_schema():
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("u", pa.string()),
+            ("v", pa.string()),
+            ("type", pa.string()),
+            ("paper", pa.string()),
+            ("row", pa.string()),
+        ]
+    )
+
+
+def _edge_schema():
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("u", pa.string()),
+            ("v", pa.string()),
+            ("type", pa.string()),
+            ("support", pa.int64()),
+            ("data", pa.string()),
+        ]
+    )
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class GraphTableWriter:
+    """Write each paper's nodes and edge rows to the tables of ``directory``."""
+
+    def __init__(self, directory: str | Path, *, rows_per_shard: int = 50_000) -> None:
+        self.directory = Path(directory)
+        self._nodes = ShardWriter(
+            self.directory / NODES, _node_schema(), rows_per_shard=rows_per_shard
+        )
+        self._edges = ShardWriter(
+            self.directory / PAPER_EDGES, _paper_edge_schema(), rows_per_shard=rows_per_shard
+        )
+
+    def add_paper(self, record: dict[str, Any]) -> None:
+        """Add the graph of one paper record (one line of ``extractions.jsonl``)."""
+        nodes, edges = paper_graph(record)
+        for node in nodes:
+            self._nodes.add({"key": node["key"], "label": node["label"], "data": _dumps(node)})
+        for row in edges:
+            self._edges.add(
+                {"u": row["u"], "v": row["v"], "type": row["type"], "paper": row["paper"],
+                 "row": _dumps(row)}
+            )  # fmt: skip
+
+    def close(self) -> None:
+        self._nodes.close()
+        self._edges.close()
+
+
+def merge_edge_tables(directory: str | Path, *, spill_dir: str | Path | None = None) -> int:
+    """Fold the per-paper edge rows of ``directory`` into one row per edge; return how many.
+
+    Rows are sorted out of core by (type, from, to, paper), so an edge's papers and its
+    evidence come in paper-id order whatever order the papers were extracted in.
+    """
+    directory = Path(directory)
+    out = ShardWriter(directory / EDGES, _edge_schema())
+    if not shard_files(directory / PAPER_EDGES):
+        return 0
+    with duckdb_connection(spill_dir or directory / ".spill") as con:
+        rows = iter_rows(
+            con,
+            f"SELECT u, v, type, row FROM read_parquet('{glob_of(directory / PAPER_EDGES)}') "
+            "ORDER BY type, u, v, paper",
+        )
+        for (u, v, rtype), group in groupby(rows, key=lambda r: r[:3]):
+            data = None
+            for *_, row in group:
+                data = merge_edge(data, json.loads(row))
+            out.add({"u": u, "v": v, "type": rtype, "support": data["support"],
+                     "data": _dumps(data)})  # fmt: skip
+    out.close()
+    return out.written
+
+
+class GraphTables:
+    """Read the graph tables a build wrote under ``directory`` (``OUT/tables``)."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+
+    def _batches(self, path: Path, columns: list[str], filter=None) -> Iterator[dict]:
+        import pyarrow.dataset as ds
+
+        if path.is_dir() and not shard_files(path):
+            return
+        if not path.exists():
+            return
+        dataset = ds.dataset(path, format="parquet")
+        for batch in dataset.to_batches(columns=columns, filter=filter, batch_size=10_000):
+            yield from batch.to_pylist()
+
+    def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Yield ``(key, data)`` of the nodes with ``label`` (all nodes when ``None``)."""
+        import pyarrow.dataset as ds
+
+        labels = NODE_LABELS if label is None else (label,)
+        for lab in labels:
+            if lab in ENTITY_LABELS:
+                path = self.directory / ENTITIES
+                cols = ["key", "type", "name", "aliases", "support", "mention_count",
+                        "proposed_count", "benchmark"]  # fmt: skip
+                for row in self._batches(path, cols, ds.field("type") == lab):
+                    yield row["key"], entity_node(_Row(row))
+            else:
+                path = self.directory / NODES
+                for row in self._batches(path, ["key", "data"], ds.field("label") == lab):
+                    yield row["key"], json.loads(row["data"])
+
+    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        """Yield ``(u, v, type, data)`` of the edges of type ``rtype`` (all when ``None``)."""
+        import pyarrow.dataset as ds
+
+        flt = None if rtype is None else ds.field("type") == rtype
+        for row in self._batches(self.directory / EDGES, ["u", "v", "type", "data"], flt):
+            yield row["u"], row["v"], row["type"], json.loads(row["data"])
+
+    def _counts(self, path: Path, column: str) -> Counter:
+        import pyarrow.dataset as ds
+
+        if not path.exists() or (path.is_dir() and not shard_files(path)):
+            return Counter()
+        table = ds.dataset(path, format="parquet").to_table(columns=[column])
+        return Counter(
+            {v["values"]: v["counts"] for v in table.column(column).value_counts().to_pylist()}
+        )
+
+    def label_counts(self) -> Counter:
+        """Return the number of nodes per label."""
+        return self._counts(self.directory / ENTITIES, "type") + self._counts(
+            self.directory / NODES, "label"
+        )
+
+    def type_counts(self) -> Counter:
+        """Return the number of edges per relationship type."""
+        return self._counts(self.directory / EDGES, "type")
+
+
+class _Row:
+    """Attribute access to a row dict (what :func:`entity_node` reads)."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.__dict__.update(row)
+
+
+class NxGraph:
+    """The :class:`GraphSource` view of a networkx graph in kg's model."""
+
+    def __init__(self, G: nx.MultiDiGraph) -> None:
+        self.G = G
+
+    def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+        for key, data in self.G.nodes(data=True):
+            if label is None or data["label"] == label:
+                yield key, data
+
+    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        for u, v, key, data in self.G.edges(keys=True, data=True):
+            if rtype is None or key == rtype:
+                yield u, v, key, data
+
+    def label_counts(self) -> Counter:
+        return Counter(d["label"] for _, d in self.G.nodes(data=True))
+
+    def type_counts(self) -> Counter:
+        return Counter(k for _, _, k in self.G.edges(keys=True))
+
+
+def graph_source(graph: nx.MultiDiGraph | GraphSource) -> GraphSource:
+    """Return ``graph`` as a :class:`GraphSource` (a networkx graph is wrapped)."""
+    if isinstance(graph, nx.Graph):
+        return NxGraph(graph)
+    return graph
+
+
+def to_networkx(source: GraphSource, keep=None) -> nx.MultiDiGraph:
+    """Return ``source`` as a networkx MultiDiGraph; ``keep(key, data)`` filters nodes
+    (edges are kept when both ends are)."""
+    G = nx.MultiDiGraph(name="kg")
+    for key, data in source.nodes():
+        if keep is None or keep(key, data):
+            G.add_node(key, **data)
+    for u, v, rtype, data in source.edges():
+        if u in G and v in G:
+            G.add_edge(u, v, key=rtype, **data)
+    return G
