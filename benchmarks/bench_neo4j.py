@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.exporters.jsonio import read_build_graph  # noqa: E402
+from kg.exporters.jsonio import read_build_source  # noqa: E402
 from kg.exporters.neo4j import (  # noqa: E402
     Neo4jSettings,
     apply_schema,
@@ -68,8 +68,8 @@ def main() -> None:
     parser.add_argument("--skip-import", action="store_true", help="no neo4j-admin run")
     args = parser.parse_args()
 
-    G = read_build_graph(args.build_dir)
-    nodes, rels = G.number_of_nodes(), G.number_of_edges()
+    G = read_build_source(args.build_dir)  # the build's tables, streamed
+    nodes, rels = sum(G.label_counts().values()), sum(G.type_counts().values())
     print(f"graph: {nodes} nodes, {rels} relationships", flush=True)
     figures: dict[str, dict[str, float]] = {}
 

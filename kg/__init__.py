@@ -18,15 +18,21 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
-def load_graph(out_dir: str | Path) -> nx.MultiDiGraph:
-    """Return the graph of a build (``OUTDIR/graph.json``) as a networkx MultiDiGraph.
+def load_graph(
+    out_dir: str | Path, *, top: int | None = None, papers: bool = True
+) -> nx.MultiDiGraph:
+    """Return the graph of a build as a networkx MultiDiGraph.
 
     Nodes are keyed by their ``key`` and carry ``label`` (Paper, Method, Task, Dataset,
     Metric, Result) and the properties of the build; edges are keyed by relationship type.
+    Reads ``OUTDIR/graph.json``, or the build's tables when it has no graph.json (a big
+    build) or a filter is given: ``top=N`` keeps the N best-supported entities of each
+    type, ``papers=False`` leaves out Paper and Result nodes (edges are kept when both
+    ends are).
     """
     from kg.exporters.jsonio import read_build_graph
 
-    return read_build_graph(out_dir)
+    return read_build_graph(out_dir, top=top, papers=papers)
 
 
 def __getattr__(name: str):

@@ -35,7 +35,7 @@ from kg.outdir import (
 )
 from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import local_rows, locals_schema, resolve_table
-from kg.tables import duckdb_connection, glob_of, shard_files, write_table
+from kg.tables import duckdb_connection, glob_of, release_memory, shard_files, write_table
 
 __all__ = ["BuildSummary", "build"]
 
@@ -453,6 +453,7 @@ def _build_into(
         )
     summary.merges = len(resolution.merges)
     timings["resolve"] = time.perf_counter() - t0
+    release_memory()
 
     t0 = time.perf_counter()
     graph = GraphTableWriter(tables)
@@ -469,6 +470,7 @@ def _build_into(
     if "jsonl" not in exporters:
         (tmp / "extractions.jsonl").unlink()
     timings["graph+jsonl"] = time.perf_counter() - t0
+    release_memory()
 
     source = GraphTables(tables)
     labels, types = source.label_counts(), source.type_counts()
@@ -483,6 +485,7 @@ def _build_into(
         t0 = time.perf_counter()
         write_graph_json(source, tmp / "graph.json")
         timings["json"] = time.perf_counter() - t0
+        release_memory()
     elif "json" in exporters:
         summary.notes.append(
             f"graph.json not written: the graph has {summary.nodes + summary.edges:,} nodes "
@@ -495,12 +498,14 @@ def _build_into(
 
         rdf.write_turtle(source, tmp / "graph.ttl")
         timings["ttl"] = time.perf_counter() - t0
+        release_memory()
     if "ladybug" in exporters:
         t0 = time.perf_counter()
         from kg.exporters import ladybug
 
         ladybug.write_database(source, tmp / "graph.lbdb")
         timings["ladybug"] = time.perf_counter() - t0
+        release_memory()
     if "report" in exporters:
         t0 = time.perf_counter()
         from kg.exporters import report

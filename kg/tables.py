@@ -22,6 +22,7 @@ __all__ = [
     "duckdb_connection",
     "iter_rows",
     "DUCKDB_MEMORY",
+    "release_memory",
 ]
 
 DUCKDB_MEMORY = os.environ.get("KG_DUCKDB_MEMORY", "256MB")
@@ -105,6 +106,7 @@ def duckdb_connection(spill_dir: str | Path | None = None, *, memory: str = DUCK
         con.execute(f"SET memory_limit = '{memory}'")
         con.execute("SET threads = 2")
         con.execute("SET preserve_insertion_order = false")
+        con.execute("SET enable_progress_bar = false")
         if spill_dir is not None:
             Path(spill_dir).mkdir(parents=True, exist_ok=True)
             con.execute("SET temp_directory = ?", [str(spill_dir)])
@@ -121,3 +123,16 @@ def iter_rows(con, query: str, params: list | None = None, *, batch: int = 10_00
         if not rows:
             return
         yield from rows
+
+
+def release_memory() -> None:
+    """Collect garbage and hand freed heap memory back to the system (glibc's
+    ``malloc_trim``), so one stage's transient memory does not add to the next one's."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc: the allocator keeps what it keeps

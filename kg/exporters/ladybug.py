@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import tempfile
 from collections import defaultdict
@@ -37,8 +38,13 @@ def schema_ddl() -> list[str]:
     return out
 
 
-def open_database(path: str | Path, *, read_only: bool = False):
-    """Return a connection to the LadybugDB database at ``path``."""
+WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "256")) * 2**20
+"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``)."""
+
+
+def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_size: int = 0):
+    """Return a connection to the LadybugDB database at ``path`` (``buffer_pool_size`` in
+    bytes; 0 lets LadybugDB choose, most of the machine's memory)."""
     import ladybug
 
     path = Path(path)
@@ -46,7 +52,7 @@ def open_database(path: str | Path, *, read_only: bool = False):
         path = path / DB_NAME
     if read_only and not path.exists():
         raise FileNotFoundError(f"no LadybugDB database at {path}; run `kg build` first")
-    db = ladybug.Database(str(path), read_only=read_only)
+    db = ladybug.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_size)
     return ladybug.Connection(db)
 
 
@@ -73,7 +79,7 @@ def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[s
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
     streamed one label and one relationship type at a time); return rows loaded per table."""
     source = graph_source(G)
-    conn = open_database(path)
+    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL)
     for stmt in schema_ddl():
         conn.execute(stmt)
     counts: dict[str, int] = {}

@@ -409,11 +409,19 @@ def load_neo4j(
     for rtype, a, b, batch in _edge_batches(source, batch_size):
         step = f"{rtype} {a}->{b}"
         if a in _PER_PAPER_SOURCES:
-            query = (
-                f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) "
-                f"MATCH (b:{b} {{key: row.v}}) MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
+            # a paper new to the database has none of its edges there yet: CREATE them
+            # (no check for an existing one); a paper loaded before MERGEs its edges
+            new = [r for r in batch if f"paper:{r['props']['papers'][0]}" not in known]
+            old = [r for r in batch if f"paper:{r['props']['papers'][0]}" in known]
+            match = (
+                f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
             )
-            counters = _run_write(driver, database, query, batch)
+            counters = None
+            for rows, write in ((new, "CREATE (a)-[r:{t}]->(b) SET r = row.props"),
+                                (old, "MERGE (a)-[r:{t}]->(b) SET r += row.props")):  # fmt: skip
+                if rows:
+                    c = _run_write(driver, database, match + write.format(t=rtype), rows)
+                    _add_counters(summary, c, rtype, node=False)
         else:
             counters = _load_shared_edges(driver, database, rtype, a, b, batch)
         if counters is not None:

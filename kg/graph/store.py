@@ -95,7 +95,7 @@ def _dumps(data: Any) -> str:
 class GraphTableWriter:
     """Write each paper's nodes and edge rows to the tables of ``directory``."""
 
-    def __init__(self, directory: str | Path, *, rows_per_shard: int = 50_000) -> None:
+    def __init__(self, directory: str | Path, *, rows_per_shard: int = 10_000) -> None:
         self.directory = Path(directory)
         self._nodes = ShardWriter(
             self.directory / NODES, _node_schema(), rows_per_shard=rows_per_shard
