@@ -64,6 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build_dir", type=Path)
     parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--parallel", type=int, default=2, help="batches in flight")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--skip-import", action="store_true", help="no neo4j-admin run")
     args = parser.parse_args()
@@ -87,7 +88,13 @@ def main() -> None:
         apply_schema(driver, settings.database)
         for run in ("first load", "reload"):
             t0 = time.perf_counter()
-            summary = load_neo4j(G, driver, database=settings.database, batch_size=args.batch_size)
+            summary = load_neo4j(
+                G,
+                driver,
+                database=settings.database,
+                batch_size=args.batch_size,
+                parallel=args.parallel,
+            )
             secs = time.perf_counter() - t0
             figures[run] = {
                 "seconds": round(secs, 1),

@@ -10,6 +10,7 @@ import typer
 from kg.exporters.jsonio import read_build_source
 from kg.exporters.neo4j import (
     DEFAULT_BATCH,
+    DEFAULT_PARALLEL,
     Neo4jSettings,
     apply_schema,
     connect,
@@ -39,6 +40,10 @@ def neo4j_cmd(
         str | None, typer.Option(help="Database (env NEO4J_DATABASE, default: the server's).")
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")] = DEFAULT_BATCH,
+    parallel: Annotated[
+        int,
+        typer.Option(min=1, help="Batches in flight at once, each in its own transaction."),
+    ] = DEFAULT_PARALLEL,
     replace: Annotated[
         bool,
         typer.Option(
@@ -91,6 +96,7 @@ def neo4j_cmd(
                 batch_size=batch_size,
                 on_batch=on_batch,
                 replace=replace,
+                parallel=parallel,
             )
         counts = database_counts(driver, settings.database)
     finally:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import networkx as nx
@@ -43,6 +45,7 @@ __all__ = [
 
 DEFAULT_URI = "bolt://localhost:7687"
 DEFAULT_BATCH = 1000
+DEFAULT_PARALLEL = 2
 _PER_PAPER_SOURCES = ("Paper", "Result")
 _COUNT_KEYS = ("nodes_created", "relationships_created", "properties_set")
 
@@ -345,6 +348,7 @@ def load_neo4j(
     batch_size: int = DEFAULT_BATCH,
     on_batch: Callable[[str, int], None] | None = None,
     replace: bool = False,
+    parallel: int = DEFAULT_PARALLEL,
 ) -> LoadSummary:
     """Merge ``G`` (a graph, or a build's tables streamed) into the Neo4j database behind
     ``driver``; return what was written.
@@ -352,10 +356,15 @@ def load_neo4j(
     With ``replace``, papers already in the database take exactly this build's
     extraction: their mentions, proposals, results and relation support that this build
     no longer has are removed (this scans the relationships those papers support).
+    ``parallel`` batches are in flight at once, each in its own transaction (a batch
+    never repeats a node or relationship another one writes, so they need no order;
+    deadlocks on shared end nodes are retried by the driver).
     ``on_batch(step, n)`` is called after each batch of ``n`` rows (for progress bars).
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    if parallel < 1:
+        raise ValueError("parallel must be at least 1")
     source = graph_source(G)
     summary = LoadSummary()
     apply_schema(driver, database)
@@ -374,68 +383,127 @@ def load_neo4j(
     summary.papers_new = n_papers - len(known)
     touched = _drop_stale(driver, database, source, known, summary) if known and replace else {}
 
-    for label in ("Paper", "Result"):
-        query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
-        rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
-        for batch in _chunks(rows, batch_size):
-            _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
-            summary.rows[label] += len(batch)
+    def done(step: str, n: int, counters_list, *, node: bool) -> None:
+        for label, counters in counters_list:
+            if counters is not None:
+                _add_counters(summary, counters, label, node=node)
+        if n:
+            summary.rows[step.split(" ")[0]] += n  # the label, or the relationship type
             if on_batch:
-                on_batch(label, len(batch))
-    for label in ENTITY_LABELS:
-        query = (
-            f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) "
-            "ON CREATE SET n.name = row.name, n.type = row.type, n.aliases = [], "
-            "n.benchmark = false, n.support = 0, n.mention_count = 0, n.proposed_count = 0 "
-            "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
-            "n.benchmark = n.benchmark OR row.benchmark"
-        )
-        rows = (
-            {
-                "key": k,
-                "name": d["name"],
-                "type": label,
-                "aliases": list(d.get("aliases") or []),
-                "benchmark": bool(d.get("benchmark")),
-            }
-            for k, d in source.nodes(label)
-        )
-        for batch in _chunks(rows, batch_size):
-            _add_counters(summary, _run_write(driver, database, query, batch), label, node=True)
-            summary.rows[label] += len(batch)
-            if on_batch:
-                on_batch(label, len(batch))
+                on_batch(step, n)
 
-    for rtype, a, b, batch in _edge_batches(source, batch_size):
-        step = f"{rtype} {a}->{b}"
-        if a in _PER_PAPER_SOURCES:
-            # a paper new to the database has none of its edges there yet: CREATE them
-            # (no check for an existing one); a paper loaded before MERGEs its edges
-            new = [r for r in batch if f"paper:{r['props']['papers'][0]}" not in known]
-            old = [r for r in batch if f"paper:{r['props']['papers'][0]}" in known]
-            match = (
-                f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
+    with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="kg-neo4j") as pool:
+
+        def run_all(tasks, *, node: bool) -> None:
+            """Run ``(step, n, fn)`` tasks, at most ``2 * parallel`` queued at a time."""
+            pending: deque = deque()
+            for step, n, fn in tasks:
+                pending.append((step, n, pool.submit(fn)))
+                if len(pending) >= 2 * parallel:
+                    step_, n_, fut = pending.popleft()
+                    done(step_, n_, fut.result(), node=node)
+            while pending:
+                step_, n_, fut = pending.popleft()
+                done(step_, n_, fut.result(), node=node)
+
+        def node_tasks(label: str):
+            query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
+            rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
+            for batch in _chunks(rows, batch_size):
+                yield label, len(batch), partial(_node_batch, driver, database, label, query, batch)
+
+        for label in ("Paper", "Result"):
+            run_all(node_tasks(label), node=True)
+
+        # an entity new to the database is mentioned only by this build's papers, so it
+        # takes the build's counts; one already there is recounted from the graph at the end
+        existing: dict[str, set[str]] = defaultdict(set)
+
+        def entity_tasks(label: str):
+            rows = (
+                {
+                    "key": k,
+                    "name": d["name"],
+                    "type": label,
+                    "aliases": list(d.get("aliases") or []),
+                    "benchmark": bool(d.get("benchmark")),
+                    "support": int(d.get("support") or 0),
+                    "mentions": int(d.get("mention_count") or 0),
+                    "proposed": int(d.get("proposed_count") or 0),
+                }
+                for k, d in source.nodes(label)
             )
-            counters = None
-            for rows, write in ((new, "CREATE (a)-[r:{t}]->(b) SET r = row.props"),
-                                (old, "MERGE (a)-[r:{t}]->(b) SET r += row.props")):  # fmt: skip
-                if rows:
-                    c = _run_write(driver, database, match + write.format(t=rtype), rows)
-                    _add_counters(summary, c, rtype, node=False)
-        else:
-            counters = _load_shared_edges(driver, database, rtype, a, b, batch)
-        if counters is not None:
-            _add_counters(summary, counters, rtype, node=False)
-        summary.rows[rtype] += len(batch)
-        if on_batch:
-            on_batch(step, len(batch))
+            for batch in _chunks(rows, batch_size):
+                fn = partial(_entity_batch, driver, database, label, batch, existing[label])
+                yield label, len(batch), fn
 
-    for label in ENTITY_LABELS:
-        loaded = (k for k, _ in source.nodes(label))
-        _recount_entities(driver, database, label, loaded, batch_size)
-        if touched.get(label):
-            _recount_entities(driver, database, label, sorted(touched[label]), batch_size)
+        for label in ENTITY_LABELS:
+            run_all(entity_tasks(label), node=True)
+
+        def edge_tasks():
+            for rtype, a, b, batch in _edge_batches(source, batch_size):
+                if a in _PER_PAPER_SOURCES:
+                    fn = partial(_per_paper_edges, driver, database, rtype, a, b, batch, known)
+                else:
+                    fn = partial(_shared_edges, driver, database, rtype, a, b, batch)
+                yield f"{rtype} {a}->{b}", len(batch), fn
+
+        run_all(edge_tasks(), node=False)
+
+        def recount_tasks():
+            for label in ENTITY_LABELS:
+                keys = sorted(existing[label] | touched.get(label, set()))
+                for batch in _chunks(keys, batch_size):
+                    fn = partial(_recount_batch, driver, database, label, batch)
+                    yield f"recount {label}", 0, fn
+
+        run_all(recount_tasks(), node=True)
     return summary
+
+
+def _recount_batch(driver, database, label, keys):
+    _recount_entities(driver, database, label, keys, len(keys))
+    return []
+
+
+def _node_batch(driver, database, label, query, batch):
+    return [(label, _run_write(driver, database, query, batch))]
+
+
+def _entity_batch(driver, database, label, batch, existing: set[str]):
+    records, _, _ = driver.execute_query(
+        f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key",
+        keys=[r["key"] for r in batch],
+        database_=database,
+    )
+    existing.update(r["key"] for r in records)  # set.update is atomic under the GIL
+    query = (
+        f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) "
+        "ON CREATE SET n.name = row.name, n.type = row.type, n.aliases = [], "
+        "n.benchmark = false, n.support = row.support, n.mention_count = row.mentions, "
+        "n.proposed_count = row.proposed "
+        "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
+        "n.benchmark = n.benchmark OR row.benchmark"
+    )
+    return [(label, _run_write(driver, database, query, batch))]
+
+
+def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
+    """A paper new to the database has none of its edges there yet: CREATE them (no check
+    for an existing one); a paper loaded before MERGEs its edges."""
+    new = [r for r in batch if f"paper:{r['props']['papers'][0]}" not in known]
+    old = [r for r in batch if f"paper:{r['props']['papers'][0]}" in known]
+    match = f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
+    out = []
+    for rows, write in ((new, "CREATE (a)-[r:{t}]->(b) SET r = row.props"),
+                        (old, "MERGE (a)-[r:{t}]->(b) SET r += row.props")):  # fmt: skip
+        if rows:
+            out.append((rtype, _run_write(driver, database, match + write.format(t=rtype), rows)))
+    return out
+
+
+def _shared_edges(driver, database, rtype, a, b, batch):
+    return [(rtype, _load_shared_edges(driver, database, rtype, a, b, batch))]
 
 
 def _chunks(items: Iterable, size: int) -> Iterator[list]:
