@@ -23,6 +23,7 @@ __all__ = [
     "iter_rows",
     "DUCKDB_MEMORY",
     "release_memory",
+    "batched",
 ]
 
 DUCKDB_MEMORY = os.environ.get("KG_DUCKDB_MEMORY", "256MB")
@@ -136,3 +137,21 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass  # not glibc: the allocator keeps what it keeps
+
+
+def batched(items: Iterable, size: int) -> Iterator[list]:
+    """Yield lists of ``size`` items (the last may be shorter) from a stream.
+
+    Examples
+    --------
+    >>> list(batched(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

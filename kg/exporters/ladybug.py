@@ -17,6 +17,7 @@ import networkx as nx
 from kg.errors import ExportError
 from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_properties, label_of_key
 from kg.graph.store import GraphSource, graph_source
+from kg.tables import batched
 
 __all__ = ["schema_ddl", "write_database", "open_database", "run_query", "DB_NAME"]
 
@@ -109,7 +110,7 @@ def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[s
             _copy(conn, label, file, columns=scalar)
             for key in lists:
                 with open(tmpdir / f"{label}.{key}.jsonl", encoding="utf-8") as lf:
-                    for batch in _chunks((json.loads(line) for line in lf), _BATCH):
+                    for batch in batched((json.loads(line) for line in lf), _BATCH):
                         conn.execute(
                             f"UNWIND $rows AS row MATCH (n:{label} {{key: row.k}}) "
                             f"SET n.`{key}` = row.v",
@@ -159,17 +160,6 @@ def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[s
             for (a, b), n in n_pair.items():
                 counts[f"{rtype}:{a}->{b}"] = n
     return counts
-
-
-def _chunks(items, size: int):
-    batch = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _copy(

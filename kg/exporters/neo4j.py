@@ -32,6 +32,7 @@ from kg.graph.model import (
 )
 from kg.graph.store import GraphSource, graph_source
 from kg.resources import schemas_dir
+from kg.tables import batched
 
 __all__ = [
     "Neo4jSettings",
@@ -241,7 +242,7 @@ def _recount_entities(driver, database, label: str, keys: Iterable[str], size: i
         "n.mention_count = reduce(total = 0, c IN counts | total + c), "
         "n.proposed_count = COUNT { (:Paper)-[:PROPOSES]->(n) }"
     )
-    for batch in _chunks(keys, size):
+    for batch in batched(keys, size):
         _run_write(driver, database, query, batch)
 
 
@@ -371,7 +372,7 @@ def load_neo4j(
 
     known: set[str] = set()
     n_papers = 0
-    for batch in _chunks((k for k, _ in source.nodes("Paper")), batch_size):
+    for batch in batched((k for k, _ in source.nodes("Paper")), batch_size):
         n_papers += len(batch)
         records, _, _ = driver.execute_query(
             "UNWIND $keys AS k MATCH (p:Paper {key: k}) RETURN p.key AS key",
@@ -409,7 +410,7 @@ def load_neo4j(
         def node_tasks(label: str):
             query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
             rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
-            for batch in _chunks(rows, batch_size):
+            for batch in batched(rows, batch_size):
                 yield label, len(batch), partial(_node_batch, driver, database, label, query, batch)
 
         for label in ("Paper", "Result"):
@@ -433,7 +434,7 @@ def load_neo4j(
                 }
                 for k, d in source.nodes(label)
             )
-            for batch in _chunks(rows, batch_size):
+            for batch in batched(rows, batch_size):
                 fn = partial(_entity_batch, driver, database, label, batch, existing[label])
                 yield label, len(batch), fn
 
@@ -453,7 +454,7 @@ def load_neo4j(
         def recount_tasks():
             for label in ENTITY_LABELS:
                 keys = sorted(existing[label] | touched.get(label, set()))
-                for batch in _chunks(keys, batch_size):
+                for batch in batched(keys, batch_size):
                     fn = partial(_recount_batch, driver, database, label, batch)
                     yield f"recount {label}", 0, fn
 
@@ -504,17 +505,6 @@ def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
 
 def _shared_edges(driver, database, rtype, a, b, batch):
     return [(rtype, _load_shared_edges(driver, database, rtype, a, b, batch))]
-
-
-def _chunks(items: Iterable, size: int) -> Iterator[list]:
-    batch: list = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def database_counts(driver, database: str | None = None) -> dict[str, int]:

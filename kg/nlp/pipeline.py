@@ -30,6 +30,7 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import CleanText, clean_text_map
 from kg.resources import nlp_data_dir
+from kg.tables import batched as _chunks
 
 __all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
 
@@ -314,14 +315,3 @@ def _one_blas_thread_each() -> Iterator[None]:
     finally:
         for name in unset:
             os.environ.pop(name, None)
-
-
-def _chunks(items: Iterable[Record], size: int) -> Iterator[list[Record]]:
-    chunk: list[Record] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
