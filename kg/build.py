@@ -134,6 +134,10 @@ def build(
         raise InputError(listed.missing[0], None, "no such file or directory; check the path")
     given = [Path(f) for f in listed.files if f != "-"]
     check_output_dir(out_dir, given, force=force)
+    if scheduler is not None:
+        from kg.nlp.distributed import parse_scheduler
+
+        parse_scheduler(scheduler)  # a typo fails here, before anything is written
     settings = {
         "version": __version__,
         "config": str(config) if config else "default (kg/nlp/data/pipeline.cfg)",

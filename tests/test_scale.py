@@ -175,3 +175,29 @@ def test_scale_killed_build_keeps_old_output_and_resumes(corpus, reference, tmp_
     assert 80 <= summary.resumed < N_PAPERS and summary.papers == N_PAPERS
     _same(reference, out)
     assert not (tmp_path / ".out.partial").exists()
+
+
+def test_scale_cli_add_to_resume_and_scheduler_options(tmp_path):
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+
+    from .conftest import EXAMPLES
+
+    runner = CliRunner()
+    out = tmp_path / "out"
+    first = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(out)])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["build", str(EXAMPLES), "--add-to", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "12 input papers already there unchanged, 0 replaced" in again.output
+    clash = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(tmp_path / "x"), "--add-to",
+                                str(out)])  # fmt: skip
+    assert clash.exit_code != 0 and "give one of them" in clash.output
+    bad = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(tmp_path / "y"), "--scheduler",
+                              "somewhere"])  # fmt: skip
+    assert bad.exit_code != 0 and "tcp://HOST:8786" in bad.output
+    assert not (tmp_path / "y").exists()
+    help_text = runner.invoke(app, ["build", "--help"]).output
+    for option in ("--add-to", "--resume", "--scheduler", "--graph-json-max"):
+        assert option in help_text
