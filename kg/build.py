@@ -442,9 +442,12 @@ def _build_into(
         item = confident(item, min_confidence)
         writer.add(item, record_digest(item.record))
     writer.flush()
-    summary.replaced = len(replaced)
     if previous is not None:
-        _copy_previous(previous / TABLES, tables, drop=replaced | set(paper_digests(tables)))
+        # the old record of a changed paper goes only when the new one was extracted (one
+        # the pipeline skipped keeps its old record; the skip is reported)
+        extracted_now = set(paper_digests(tables))
+        summary.replaced = len(replaced & extracted_now)
+        _copy_previous(previous / TABLES, tables, drop=extracted_now)
     timings["nlp"] = time.perf_counter() - t0
     if not shard_files(tables / PAPERS):
         return  # no paper at all: build() says so
