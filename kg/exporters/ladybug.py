@@ -39,8 +39,10 @@ def schema_ddl() -> list[str]:
     return out
 
 
-WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "256")) * 2**20
-"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``)."""
+WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "0")) * 2**20
+"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``; 0, the
+default, lets LadybugDB take most of the machine: 256 MB was too small to ``COPY`` the
+relationships of the 71,908-abstract build)."""
 
 
 def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_size: int = 0):
