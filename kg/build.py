@@ -345,10 +345,10 @@ class _ShardedExtractions:
         if len(self.papers) >= PAPERS_PER_SHARD:
             self.flush()
 
-    def flush(self, name: str | None = None) -> None:
+    def flush(self) -> None:
         if not self.papers:
             return
-        name = name or f"part-{self.next:05d}.parquet"
+        name = f"part-{self.next:05d}.parquet"
         write_table(self.tables / LOCALS / name, self.locals, locals_schema())
         write_table(self.tables / PAPERS / name, self.papers, _papers_schema())
         self.next += 1

@@ -21,6 +21,7 @@ import networkx as nx
 
 from kg.graph.build import entity_node, merge_edge, paper_graph
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
+from kg.resolve.resolver import Entity
 from kg.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
 
 __all__ = [
@@ -54,38 +55,24 @@ class GraphSource(Protocol):
     def type_counts(self) -> Counter: ...
 
 
-def _node_schema():
+def _schema(**columns: str):
+    """Return the pyarrow schema of string (``"s"``) and int64 (``"i"``) columns."""
     import pyarrow as pa
 
-    return pa.schema([("key", pa.string()), ("label", pa.string()), ("data", pa.string())])
+    kinds = {"s": pa.string(), "i": pa.int64()}
+    return pa.schema([(name, kinds[kind]) for name, kind in columns.items()])
+
+
+def _node_schema():
+    return _schema(key="s", label="s", data="s")
 
 
 def _paper_edge_schema():
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("u", pa.string()),
-            ("v", pa.string()),
-            ("type", pa.string()),
-            ("paper", pa.string()),
-            ("row", pa.string()),
-        ]
-    )
+    return _schema(u="s", v="s", type="s", paper="s", row="s")
 
 
 def _edge_schema():
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("u", pa.string()),
-            ("v", pa.string()),
-            ("type", pa.string()),
-            ("support", pa.int64()),
-            ("data", pa.string()),
-        ]
-    )
+    return _schema(u="s", v="s", type="s", support="i", data="s")
 
 
 def _dumps(data: Any) -> str:
@@ -155,9 +142,7 @@ class GraphTables:
     def _batches(self, path: Path, columns: list[str], filter=None) -> Iterator[dict]:
         import pyarrow.dataset as ds
 
-        if path.is_dir() and not shard_files(path):
-            return
-        if not path.exists():
+        if not _has_rows(path):
             return
         dataset = ds.dataset(path, format="parquet")
         for batch in dataset.to_batches(columns=columns, filter=filter, batch_size=10_000):
@@ -174,7 +159,7 @@ class GraphTables:
                 cols = ["key", "type", "name", "aliases", "support", "mention_count",
                         "proposed_count", "benchmark"]  # fmt: skip
                 for row in self._batches(path, cols, ds.field("type") == lab):
-                    yield row["key"], entity_node(_Row(row))
+                    yield row["key"], entity_node(Entity(**row))
             else:
                 path = self.directory / NODES
                 for row in self._batches(path, ["key", "data"], ds.field("label") == lab):
@@ -191,7 +176,7 @@ class GraphTables:
     def _counts(self, path: Path, column: str) -> Counter:
         import pyarrow.dataset as ds
 
-        if not path.exists() or (path.is_dir() and not shard_files(path)):
+        if not _has_rows(path):
             return Counter()
         table = ds.dataset(path, format="parquet").to_table(columns=[column])
         return Counter(
@@ -209,11 +194,9 @@ class GraphTables:
         return self._counts(self.directory / EDGES, "type")
 
 
-class _Row:
-    """Attribute access to a row dict (what :func:`entity_node` reads)."""
-
-    def __init__(self, row: dict[str, Any]) -> None:
-        self.__dict__.update(row)
+def _has_rows(path: Path) -> bool:
+    """Whether ``path`` is a Parquet file, or a table directory with shards."""
+    return path.is_file() or bool(shard_files(path))
 
 
 class NxGraph:
