@@ -446,7 +446,7 @@ def load_neo4j(
                 if a in _PER_PAPER_SOURCES:
                     fn = partial(_per_paper_edges, driver, database, rtype, a, b, batch, known)
                 else:
-                    fn = partial(_shared_edges, driver, database, rtype, a, b, batch)
+                    fn = partial(_shared_edges, driver, database, rtype, a, b, batch, existing)
                 yield f"{rtype} {a}->{b}", len(batch), fn
 
         run_all(edge_tasks(), node=False)
@@ -503,8 +503,21 @@ def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
     return out
 
 
-def _shared_edges(driver, database, rtype, a, b, batch):
-    return [(rtype, _load_shared_edges(driver, database, rtype, a, b, batch))]
+def _shared_edges(driver, database, rtype, a, b, batch, existing: dict[str, set[str]]):
+    """A relation with an end that is new to the database cannot be there yet: CREATE it;
+    one between two entities loaded before is merged with what the database holds."""
+    new = [r for r in batch if r["u"] not in existing[a] or r["v"] not in existing[b]]
+    old = [r for r in batch if r["u"] in existing[a] and r["v"] in existing[b]]
+    out = []
+    if new:
+        query = (
+            f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
+            f"CREATE (a)-[r:{rtype}]->(b) SET r = row.props"
+        )
+        out.append((rtype, _run_write(driver, database, query, new)))
+    if old:
+        out.append((rtype, _load_shared_edges(driver, database, rtype, a, b, old)))
+    return out
 
 
 def database_counts(driver, database: str | None = None) -> dict[str, int]:
