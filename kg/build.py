@@ -63,6 +63,10 @@ class BuildSummary:
     """Input papers already in the build added to, with the same title and abstract."""
     replaced: int = 0
     """Papers of the build added to whose abstract changed: extracted again, replaced."""
+    added_ids: list[str] = field(default_factory=list)
+    """With ``add_to``: ids of the papers the build added to did not hold."""
+    replaced_ids: list[str] = field(default_factory=list)
+    """With ``add_to``: ids of the papers counted in ``replaced``."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -90,6 +94,7 @@ def build(
     resume: bool = False,
     graph_json_max: int | None = None,
     scheduler: str | None = None,
+    update: dict | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -110,7 +115,9 @@ def build(
     settings), extracting only the rest. ``graph.json`` is written only when the graph has
     at most ``graph_json_max`` nodes plus relationships (default :data:`GRAPH_JSON_MAX`).
     ``scheduler`` runs extraction on a Dask cluster (``tcp://host:8786``) or on
-    ``local:N`` worker processes instead of the ``n_process`` pool.
+    ``local:N`` worker processes instead of the ``n_process`` pool. ``update`` (what
+    ``kg update`` fetched) is added to the manifest's list of updates, which ``add_to``
+    carries over.
 
     ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar);
     ``on_inputs`` is told which files are read and which directory entries are ignored.
@@ -147,8 +154,12 @@ def build(
         "fields": repr(fields or FieldMap()),
     }
     previous_inputs: list[str] = []
+    updates: list[dict] = []
     if add_to:
         previous_inputs = _check_add_to(out_dir, settings)
+        updates = list((read_manifest(out_dir) or {}).get("updates") or [])
+    if update is not None:
+        updates.append(update)
     if on_inputs is not None:
         on_inputs(listed)
     summary = BuildSummary(out_dir=out_dir)
@@ -191,7 +202,9 @@ def build(
             (tmp / RESUME_STATE).unlink()
             pipeline = {"config": settings["config"], "min_confidence": min_confidence}
             inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
-            write_manifest(tmp, version=__version__, inputs=inputs_all, pipeline=pipeline)
+            write_manifest(
+                tmp, version=__version__, inputs=inputs_all, pipeline=pipeline, updates=updates
+            )
             summary.files = sorted(p.name for p in tmp.iterdir())
             replace_dir(tmp, out_dir)
         except BaseException as exc:
@@ -447,6 +460,8 @@ def _build_into(
         # the pipeline skipped keeps its old record; the skip is reported)
         extracted_now = set(paper_digests(tables))
         summary.replaced = len(replaced & extracted_now)
+        summary.replaced_ids = sorted(replaced & extracted_now)
+        summary.added_ids = sorted(extracted_now - set(old))
         _copy_previous(previous / TABLES, tables, drop=extracted_now)
     timings["nlp"] = time.perf_counter() - t0
     if not shard_files(tables / PAPERS):

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["KgError", "InputError", "SchemaError", "ExportError", "BuildError"]
+__all__ = [
+    "KgError",
+    "InputError",
+    "SchemaError",
+    "ExportError",
+    "BuildError",
+    "FetchError",
+]
 
 
 class KgError(Exception):
@@ -42,3 +49,7 @@ class ExportError(KgError):
 
 class BuildError(KgError):
     """A build that failed; its message says what happened to the previous output."""
+
+
+class FetchError(KgError):
+    """A source that could not be fetched from (after retries), or answered an error."""

@@ -111,10 +111,16 @@ def check_output_dir(out_dir: Path, inputs: Iterable[Path], *, force: bool = Fal
 
 
 def write_manifest(
-    directory: Path, *, version: str, inputs: Iterable[str], pipeline: dict | None = None
+    directory: Path,
+    *,
+    version: str,
+    inputs: Iterable[str],
+    pipeline: dict | None = None,
+    updates: list[dict] | None = None,
 ) -> None:
-    """Mark ``directory`` as a kg build, listing the files in it and the pipeline settings
-    it was built with (written last)."""
+    """Mark ``directory`` as a kg build, listing the files in it, the pipeline settings
+    it was built with and, for a graph kept current by ``kg update``, its updates (written
+    last)."""
     files = sorted(p.name for p in directory.iterdir() if p.name != MANIFEST)
     data = {
         "tool": "kg build",
@@ -124,6 +130,8 @@ def write_manifest(
         "pipeline": pipeline or {},
         "files": files,
     }
+    if updates:
+        data["updates"] = updates
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     (directory / MANIFEST).write_text(text, encoding="utf-8")
 

@@ -11,8 +11,10 @@ from kg.cli import build as _build
 from kg.cli import cypher as _cypher
 from kg.cli import eval as _eval
 from kg.cli import export as _export
+from kg.cli import fetch as _fetch
 from kg.cli import load as _load
 from kg.cli import query as _query
+from kg.cli import update as _update
 from kg.cli._errors import KgGroup
 from kg.cli._help import KgCommand
 
@@ -33,6 +35,7 @@ app.command("cypher", cls=KgCommand)(_cypher.cypher)
 app.command("query", cls=KgCommand)(_query.query)
 app.command("analyze", cls=KgCommand)(_analyze.analyze)
 app.command("viz", cls=KgCommand)(_analyze.viz)
+app.command("update", cls=KgCommand)(_update.update)
 
 
 def _version(value: bool) -> None:
@@ -57,6 +60,7 @@ def _main(
 
 app.add_typer(_load.app, name="load")
 app.add_typer(_export.app, name="export")
+app.add_typer(_fetch.app, name="fetch")
 
 
 def main() -> None:

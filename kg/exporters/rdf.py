@@ -112,6 +112,8 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
             yield s, SCHEMA.url, Literal(data["url"], datatype=XSD.anyURI)
         if data.get("code_url"):
             yield s, SCHEMA.codeRepository, Literal(data["code_url"], datatype=XSD.anyURI)
+        if data.get("upvotes") is not None:
+            yield s, KGO.upvotes, Literal(int(data["upvotes"]))
     elif label == "Result":
         yield s, RDF.type, KGO.Result
         yield s, RDF.type, MLS.ModelEvaluation

@@ -45,6 +45,7 @@ class KGO(DefinedNamespace):
     condition: URIRef  # qualifier a result depends on
     support: URIRef  # number of papers behind an entity or assertion
     confidence: URIRef  # extractor confidence in [0, 1]
+    upvotes: URIRef  # votes where the paper was picked (Hugging Face Daily Papers)
     sentenceText: URIRef  # the sentence
     sentenceIndex: URIRef  # 0-based index of the sentence in the abstract
     startChar: URIRef  # start offset in the abstract

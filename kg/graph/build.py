@@ -96,6 +96,7 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
             "authors": list(record.get("authors", [])),
             "url": record.get("url"),
             "code_url": record.get("code_url"),
+            "upvotes": record.get("upvotes"),
             "text": record["text"],
             "source": record.get("source", {}).get("file"),
         }

@@ -57,6 +57,7 @@ NODE_PROPERTIES: dict[str, dict[str, str]] = {
         "authors": "STRING[]",
         "url": "STRING",
         "code_url": "STRING",
+        "upvotes": "INT64",
         "text": "STRING",
         "source": "STRING",
     },

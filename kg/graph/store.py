@@ -30,6 +30,7 @@ __all__ = [
     "GraphTableWriter",
     "TABLES",
     "NxGraph",
+    "PaperSubset",
     "graph_source",
     "merge_edge_tables",
     "to_networkx",
@@ -220,6 +221,41 @@ class NxGraph:
 
     def type_counts(self) -> Counter:
         return Counter(k for _, _, k in self.G.edges(keys=True))
+
+
+class PaperSubset:
+    """The part of ``source`` that ``paper_ids`` say: their Paper and Result nodes, the
+    edges they support (with all their papers, as in ``source``) and the entities at the
+    ends of those edges. What an update that added these papers has to load."""
+
+    def __init__(self, source: GraphSource, paper_ids: set[str]) -> None:
+        self.source = source
+        self.paper_ids = set(paper_ids)
+        self._keys: set[str] | None = None
+
+    def _touched(self) -> set[str]:
+        if self._keys is None:
+            keys = {f"paper:{p}" for p in self.paper_ids}
+            for u, v, _, _ in self.edges():
+                keys.update((u, v))
+            self._keys = keys
+        return self._keys
+
+    def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+        for key, data in self.source.nodes(label):
+            if data.get("paper_id") in self.paper_ids or key in self._touched():
+                yield key, data
+
+    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        for u, v, t, data in self.source.edges(rtype):
+            if self.paper_ids.intersection(data["papers"]):
+                yield u, v, t, data
+
+    def label_counts(self) -> Counter:
+        return Counter(d["label"] for _, d in self.nodes())
+
+    def type_counts(self) -> Counter:
+        return Counter(t for _, _, t, _ in self.edges())
 
 
 def graph_source(graph: nx.MultiDiGraph | GraphSource) -> GraphSource:

@@ -590,6 +590,9 @@ def record_from_json(
         categories = categories.split()
     elif not isinstance(categories, list):
         categories = [categories]
+    upvotes = _first(obj, fields.upvotes)
+    if not isinstance(upvotes, int) or isinstance(upvotes, bool):
+        upvotes = None
     title = _text_or_none(_first(obj, fields.title))
     title = clean_text(title) if title else None
     return Record(
@@ -602,6 +605,7 @@ def record_from_json(
         url=_text_or_none(_first(obj, fields.url)),
         code_url=_text_or_none(_first(obj, fields.code_url)) or find_code_url(text),
         categories=tuple(str(c) for c in categories if not isinstance(c, dict | list)),
+        upvotes=upvotes,
         source=source,
         line=line,
     )

@@ -35,6 +35,8 @@ class Record:
     url: str | None = None
     code_url: str | None = None
     categories: tuple[str, ...] = ()
+    upvotes: int | None = None
+    """Votes the paper got where it was picked (Hugging Face Daily Papers)."""
     source: str = ""
     line: int | None = None
 
@@ -66,6 +68,7 @@ class FieldMap:
     url: tuple[str, ...] = ("url", "abs", "link")
     code_url: tuple[str, ...] = ("code_url",)
     categories: tuple[str, ...] = ("categories",)
+    upvotes: tuple[str, ...] = ("upvotes",)
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod

@@ -139,6 +139,7 @@ def paper_record(
         "url": rec.url,
         "code_url": rec.code_url,
         "categories": list(rec.categories),
+        "upvotes": rec.upvotes,
         "source": {"file": rec.source, "line": rec.line},
         "text": rec.text,
         "sentences": [list(s) for s in ex.sentences],

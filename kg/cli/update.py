@@ -1,0 +1,148 @@
+"""``kg update``: fetch what is new since the last update and add it to a build."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.ingest import Skipped
+from kg.ingest.sources import (
+    HF_URL,
+    OAI_URL,
+    ArxivOai,
+    HfDaily,
+    PoliteClient,
+    Politeness,
+    user_agent,
+)
+from kg.update import update as run_update
+
+from ._output import progress, stderr, stdout
+from .fetch import Contact, Delay, Retries, _date, print_fetch_summary
+
+
+class SourceName(StrEnum):
+    arxiv = "arxiv"
+    hf_daily = "hf-daily"
+
+
+def update(
+    out_dir: Annotated[Path, typer.Argument(help="The build to keep current (from `kg build`).")],
+    source: Annotated[
+        SourceName, typer.Option(help="Where new papers come from.")
+    ] = SourceName.arxiv,
+    category: Annotated[
+        list[str] | None, typer.Option(help="With arxiv: category, repeatable (cs.CL, cs.LG).")
+    ] = None,
+    date_from: Annotated[
+        str | None,
+        typer.Option("--from", help="First date (default: the last update's last date)."),
+    ] = None,
+    date_until: Annotated[
+        str | None, typer.Option("--until", help="Last date (default: today, UTC).")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="The source's endpoint.")] = None,
+    delay: Delay = None,
+    retries: Retries = 5,
+    contact: Contact = None,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="NLP worker processes.")] = 1,
+    neo4j: Annotated[
+        bool, typer.Option(help="Also load the added and changed papers into Neo4j.")
+    ] = False,
+    uri: Annotated[str | None, typer.Option(help="Bolt URI (env NEO4J_URI).")] = None,
+    username: Annotated[str | None, typer.Option("--user", help="Neo4j user.")] = None,
+    password: Annotated[
+        str | None, typer.Option(help="Neo4j password (env NEO4J_PASSWORD).", show_default=False)
+    ] = None,
+    database: Annotated[str | None, typer.Option(help="Neo4j database.")] = None,
+) -> None:
+    """Fetch what is new since the last update, extract only new or changed papers, and
+    rewrite the build's exports (and, with --neo4j, load the change into Neo4j).
+
+    The fetched files are kept in OUT.updates/; the build's kg-build.json lists every
+    update. Running it again at once changes nothing. A cron line for a daily update:
+
+        15 6 * * *  cd ~/graphs && kg update ml --category cs.CL --category cs.LG --neo4j
+
+    The first update of a build needs --from.
+    """
+    if source is SourceName.arxiv:
+        url = base_url or OAI_URL
+        cats = tuple(category or ())
+
+        def make_source(since: str, until: str):
+            return ArxivOai(cats, since, until, base_url=url)
+
+        wait = 3.0 if delay is None else delay
+    else:
+        if category:
+            raise typer.BadParameter("--category is for --source arxiv")
+        url = base_url or HF_URL
+
+        def make_source(since: str, until: str):
+            return HfDaily(since, until, base_url=url)
+
+        wait = 1.0 if delay is None else delay
+
+    def on_page(page, summary) -> None:
+        stderr.print(f"page {summary.pages}: {len(page.records)} records", highlight=False)
+
+    def on_skip(item: Skipped) -> None:
+        stderr.print(f"skipped {item}", highlight=False, markup=False)
+
+    driver = None
+    if neo4j:
+        from kg.exporters.neo4j import Neo4jSettings, connect
+
+        settings = Neo4jSettings.from_env(
+            uri=uri, username=username, password=password, database=database
+        )
+        driver = connect(settings)
+    politeness = Politeness(delay=wait, retries=retries, user_agent=user_agent(contact))
+    try:
+        with PoliteClient(politeness) as client:
+            summary = run_update(
+                out_dir,
+                make_source,
+                client,
+                date_from=_date(date_from, "--from"),
+                date_until=_date(date_until, "--until"),
+                n_process=jobs,
+                neo4j_driver=driver,
+                neo4j_database=database,
+                on_page=on_page,
+                progress=progress,
+                on_skip=on_skip,
+            )
+    finally:
+        if driver is not None:
+            driver.close()
+    print_fetch_summary(summary.fetched)
+    if summary.build is None:
+        stdout.print(
+            f"{out_dir}: no new or changed papers from {summary.date_from} to "
+            f"{summary.date_until} ({summary.unchanged} fetched papers already there); "
+            "the build is unchanged",
+            highlight=False,
+        )
+        return
+    stdout.print(
+        f"{out_dir}: added {len(summary.new)} papers, replaced {len(summary.replaced)} "
+        f"changed ones, {summary.unchanged} already there "
+        f"({summary.date_from} to {summary.date_until})",
+        highlight=False,
+    )
+    for paper_id in summary.new:
+        stdout.print(f"  added    {paper_id}", highlight=False)
+    for paper_id in summary.replaced:
+        stdout.print(f"  replaced {paper_id}", highlight=False)
+    if summary.neo4j is not None:
+        load = summary.neo4j
+        stdout.print(
+            f"Neo4j: created {sum(load.nodes_created.values())} nodes and "
+            f"{sum(load.relationships_created.values())} relationships",
+            highlight=False,
+        )
