@@ -30,6 +30,10 @@ DUCKDB_MEMORY = os.environ.get("KG_DUCKDB_MEMORY", "256MB")
 """DuckDB's memory limit in a build (``KG_DUCKDB_MEMORY`` changes it); it spills past it."""
 
 
+ROW_GROUP = 10_000
+"""Rows per Parquet row group: what a reader of the tables decodes at once."""
+
+
 def write_table(path: str | Path, rows, schema=None) -> None:
     """Write ``rows`` (dicts with the fields of the pyarrow ``schema``, or a pyarrow table)
     as one Parquet file.
@@ -44,7 +48,7 @@ def write_table(path: str | Path, rows, schema=None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=schema)
     part = path.with_name(path.name + ".partial")
-    pq.write_table(table, part, compression="zstd")
+    pq.write_table(table, part, compression="zstd", row_group_size=ROW_GROUP)
     os.replace(part, path)
 
 

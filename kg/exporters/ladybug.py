@@ -39,10 +39,15 @@ def schema_ddl() -> list[str]:
     return out
 
 
-WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "0")) * 2**20
-"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``; 0, the
-default, lets LadybugDB take most of the machine: 256 MB was too small to ``COPY`` the
-relationships of the 71,908-abstract build)."""
+WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
+"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
+512; 0 lets LadybugDB take most of the machine's memory). Tables are loaded with one
+``COPY FROM`` per :data:`COPY_ROWS` rows, so the pool need not hold a whole table."""
+
+COPY_ROWS = int(os.environ.get("KG_LADYBUG_COPY_ROWS", "200000"))
+"""Relationships per ``COPY FROM`` when a build writes the store."""
+NODE_COPY_ROWS = 20_000
+"""Nodes per ``COPY FROM`` (paper nodes carry their abstracts)."""
 
 
 def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_size: int = 0):
@@ -78,9 +83,41 @@ def _cell(value: Any, kind: str) -> Any:
     return value
 
 
+class _ChunkedCopy:
+    """CSV rows for one table, loaded with a ``COPY FROM`` every ``rows`` rows (LadybugDB
+    copies into a table that already holds rows), so no file or copy grows with the graph."""
+
+    def __init__(self, conn, file: Path, table: str, header: list[str], *, columns=None,
+                 extra: str = "", rows: int | None = None) -> None:  # fmt: skip
+        self.conn, self.file, self.table, self.header = conn, file, table, header
+        self.columns, self.extra, self.rows = columns, extra, rows
+        self._fh = None
+        self._writer = None
+        self._pending = 0
+
+    def add(self, row: list[Any]) -> None:
+        if self._fh is None:
+            self._fh = open(self.file, "w", encoding="utf-8", newline="")
+            self._writer = csv.writer(self._fh)
+            self._writer.writerow(self.header)
+        self._writer.writerow(row)
+        self._pending += 1
+        if self._pending >= self.rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._fh is None:
+            return
+        self._fh.close()
+        _copy(self.conn, self.table, self.file, columns=self.columns, extra=self.extra)
+        self.file.unlink()
+        self._fh, self._writer, self._pending = None, None, 0
+
+
 def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[str, int]:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
-    streamed one label and one relationship type at a time); return rows loaded per table."""
+    streamed one label and one relationship type at a time, copied in chunks of
+    :data:`COPY_ROWS` rows); return rows loaded per table."""
     source = graph_source(G)
     conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL)
     for stmt in schema_ddl():
@@ -92,24 +129,23 @@ def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[s
             props = NODE_PROPERTIES[label]
             scalar = [k for k, t in props.items() if not t.endswith("[]")]
             lists = [k for k, t in props.items() if t.endswith("[]")]
-            file = tmpdir / f"{label}.csv"
+            copier = _ChunkedCopy(
+                conn, tmpdir / f"{label}.csv", label, scalar, columns=scalar, rows=NODE_COPY_ROWS
+            )
             n = 0
             with ExitStack() as stack:
-                fh = stack.enter_context(open(file, "w", encoding="utf-8", newline=""))
-                writer = csv.writer(fh)
-                writer.writerow(scalar)
                 list_files = {}
                 for key in lists:  # list properties are set after the COPY, from JSON lines
                     list_files[key] = stack.enter_context(
                         open(tmpdir / f"{label}.{key}.jsonl", "w", encoding="utf-8")
                     )
                 for _, data in source.nodes(label):
-                    writer.writerow([_cell(data.get(k), props[k]) for k in scalar])
+                    copier.add([_cell(data.get(k), props[k]) for k in scalar])
                     for key, lf in list_files.items():
                         if data.get(key):
                             lf.write(json.dumps({"k": data["key"], "v": list(data[key])}) + "\n")
                     n += 1
-            _copy(conn, label, file, columns=scalar)
+            copier.flush()
             for key in lists:
                 with open(tmpdir / f"{label}.{key}.jsonl", encoding="utf-8") as lf:
                     for batch in batched((json.loads(line) for line in lf), _BATCH):
@@ -121,35 +157,31 @@ def write_database(G: nx.MultiDiGraph | GraphSource, path: str | Path) -> dict[s
             counts[label] = n
         for rtype, ends in EDGE_ENDS.items():
             props = list(edge_properties(rtype))
-            files: dict[tuple[str, str], Path] = {}
+            copiers: dict[tuple[str, str], _ChunkedCopy] = {}
             n_pair: dict[tuple[str, str], int] = defaultdict(int)
             slow: list[tuple[str, str, str, str, dict]] = []
-            with ExitStack() as stack:
-                writers = {}
-                for u, v, _, data in source.edges(rtype):
-                    a, b = label_of_key(u), label_of_key(v)
-                    if (a, b) not in ends:
-                        raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
-                    n_pair[(a, b)] += 1
-                    if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
-                        slow.append((a, b, u, v, data))
-                        continue
-                    if (a, b) not in writers:
-                        files[(a, b)] = tmpdir / f"{rtype}_{a}_{b}.csv"
-                        fh = stack.enter_context(
-                            open(files[(a, b)], "w", encoding="utf-8", newline="")
-                        )
-                        writers[(a, b)] = csv.writer(fh)
-                        writers[(a, b)].writerow(["from", "to", *props])
-                    cells = {
-                        **data,
-                        "papers": "[" + ",".join(data["papers"]) + "]",
-                        "evidence": json.dumps(data["evidence"], ensure_ascii=False),
-                    }
-                    writers[(a, b)].writerow([u, v, *(cells.get(k, "") for k in props)])
-            for (a, b), file in files.items():
-                opts = f", from='{a}', to='{b}'" if len(ends) > 1 else ""
-                _copy(conn, rtype, file, extra=opts)
+            for u, v, _, data in source.edges(rtype):
+                a, b = label_of_key(u), label_of_key(v)
+                if (a, b) not in ends:
+                    raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
+                n_pair[(a, b)] += 1
+                if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
+                    slow.append((a, b, u, v, data))
+                    continue
+                if (a, b) not in copiers:
+                    opts = f", from='{a}', to='{b}'" if len(ends) > 1 else ""
+                    copiers[(a, b)] = _ChunkedCopy(
+                        conn, tmpdir / f"{rtype}_{a}_{b}.csv", rtype, ["from", "to", *props],
+                        extra=opts, rows=COPY_ROWS,
+                    )  # fmt: skip
+                cells = {
+                    **data,
+                    "papers": "[" + ",".join(data["papers"]) + "]",
+                    "evidence": json.dumps(data["evidence"], ensure_ascii=False),
+                }
+                copiers[(a, b)].add([u, v, *(cells.get(k, "") for k in props)])
+            for copier in copiers.values():
+                copier.flush()
             assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
             for a, b, u, v, data in slow:
                 values = {k: data.get(k) for k in props}

@@ -42,6 +42,7 @@ NODES = "nodes"
 PAPER_EDGES = "paper_edges"
 EDGES = "edges"
 ENTITIES = "entities.parquet"
+_READ_BATCH = 2_000
 
 
 class GraphSource(Protocol):
@@ -140,49 +141,53 @@ class GraphTables:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
 
-    def _batches(self, path: Path, columns: list[str], filter=None) -> Iterator[dict]:
-        import pyarrow.dataset as ds
+    def _batches(
+        self, path: Path, columns: list[str], where: tuple[str, str] | None = None
+    ) -> Iterator[dict]:
+        """Yield the rows of a table file or directory, ``where=(column, value)`` filtered,
+        a few thousand rows at a time: one file and one row group at once, no read-ahead
+        (pyarrow's dataset scanner reads several files ahead, which grows with the graph)."""
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
 
-        if not _has_rows(path):
-            return
-        dataset = ds.dataset(path, format="parquet")
-        for batch in dataset.to_batches(columns=columns, filter=filter, batch_size=10_000):
-            yield from batch.to_pylist()
+        wanted = columns if where is None or where[0] in columns else [*columns, where[0]]
+        for file in [path] if path.is_file() else shard_files(path):
+            parquet = pq.ParquetFile(file)
+            for batch in parquet.iter_batches(
+                batch_size=_READ_BATCH, columns=wanted, use_threads=False
+            ):
+                if where is not None:
+                    batch = batch.filter(pc.equal(batch.column(where[0]), where[1]))
+                yield from batch.to_pylist()
 
     def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
         """Yield ``(key, data)`` of the nodes with ``label`` (all nodes when ``None``)."""
-        import pyarrow.dataset as ds
-
         labels = NODE_LABELS if label is None else (label,)
         for lab in labels:
             if lab in ENTITY_LABELS:
                 path = self.directory / ENTITIES
                 cols = ["key", "type", "name", "aliases", "support", "mention_count",
                         "proposed_count", "benchmark"]  # fmt: skip
-                for row in self._batches(path, cols, ds.field("type") == lab):
+                for row in self._batches(path, cols, ("type", lab)):
                     yield row["key"], entity_node(Entity(**row))
             else:
-                path = self.directory / NODES
-                for row in self._batches(path, ["key", "data"], ds.field("label") == lab):
+                for row in self._batches(self.directory / NODES, ["key", "data"], ("label", lab)):
                     yield row["key"], json.loads(row["data"])
 
     def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """Yield ``(u, v, type, data)`` of the edges of type ``rtype`` (all when ``None``)."""
-        import pyarrow.dataset as ds
-
-        flt = None if rtype is None else ds.field("type") == rtype
-        for row in self._batches(self.directory / EDGES, ["u", "v", "type", "data"], flt):
+        where = None if rtype is None else ("type", rtype)
+        for row in self._batches(self.directory / EDGES, ["u", "v", "type", "data"], where):
             yield row["u"], row["v"], row["type"], json.loads(row["data"])
 
     def _counts(self, path: Path, column: str) -> Counter:
-        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
 
-        if not _has_rows(path):
-            return Counter()
-        table = ds.dataset(path, format="parquet").to_table(columns=[column])
-        return Counter(
-            {v["values"]: v["counts"] for v in table.column(column).value_counts().to_pylist()}
-        )
+        counts: Counter = Counter()
+        for file in [path] if path.is_file() else shard_files(path):
+            values = pq.read_table(file, columns=[column]).column(column).value_counts()
+            counts.update({v["values"]: v["counts"] for v in values.to_pylist()})
+        return counts
 
     def label_counts(self) -> Counter:
         """Return the number of nodes per label."""
@@ -193,11 +198,6 @@ class GraphTables:
     def type_counts(self) -> Counter:
         """Return the number of edges per relationship type."""
         return self._counts(self.directory / EDGES, "type")
-
-
-def _has_rows(path: Path) -> bool:
-    """Whether ``path`` is a Parquet file, or a table directory with shards."""
-    return path.is_file() or bool(shard_files(path))
 
 
 class NxGraph:

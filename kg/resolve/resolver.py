@@ -395,7 +395,7 @@ def resolve_table(
         "c.support::BIGINT AS support, c.mention_count::BIGINT AS mention_count, "
         "c.proposed_count::BIGINT AS proposed_count, c.benchmark "
         "FROM counts c JOIN best b USING (key) JOIN alias a USING (key) ORDER BY c.key"
-        f") TO '{path}' (FORMAT parquet, COMPRESSION zstd)"
+        f") TO '{path}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 10000)"
     )
     con.execute("DROP TABLE kg_member")
     con.unregister("kg_keymap")
