@@ -26,6 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from kg.exporters.jsonio import read_build_source  # noqa: E402
 from kg.exporters.neo4j import (  # noqa: E402
+    DEFAULT_BATCH,
+    DEFAULT_PARALLEL,
     Neo4jSettings,
     apply_schema,
     connect,
@@ -63,10 +65,11 @@ def _empty(driver) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build_dir", type=Path)
-    parser.add_argument("--batch-size", type=int, default=1000)
-    parser.add_argument("--parallel", type=int, default=2, help="batches in flight")
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH)
+    parser.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL, help="batches in flight")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--skip-import", action="store_true", help="no neo4j-admin run")
+    parser.add_argument("--skip-reload", action="store_true", help="only the first load")
     args = parser.parse_args()
 
     G = read_build_source(args.build_dir)  # the build's tables, streamed
@@ -86,7 +89,7 @@ def main() -> None:
     try:
         _empty(driver)
         apply_schema(driver, settings.database)
-        for run in ("first load", "reload"):
+        for run in ("first load",) if args.skip_reload else ("first load", "reload"):
             t0 = time.perf_counter()
             summary = load_neo4j(
                 G,

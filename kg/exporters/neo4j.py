@@ -45,8 +45,8 @@ __all__ = [
 ]
 
 DEFAULT_URI = "bolt://localhost:7687"
-DEFAULT_BATCH = 1000
-DEFAULT_PARALLEL = 2
+DEFAULT_BATCH = 5000
+DEFAULT_PARALLEL = 4
 _PER_PAPER_SOURCES = ("Paper", "Result")
 _COUNT_KEYS = ("nodes_created", "relationships_created", "properties_set")
 
