@@ -296,3 +296,14 @@ def test_kg_fetch_cli_explains_and_fetches(tmp_path):
     assert again.exit_code == 1 and "exists" in again.output
     bad = runner.invoke(app, ["fetch", "arxiv", "--from", "yesterday", "-o", str(out)])
     assert bad.exit_code != 0 and "not a date" in bad.output
+
+
+def test_an_empty_page_in_the_middle_of_a_list_is_followed_to_the_next(tmp_path):
+    pages = {None: oai_page([oai_record(paper(1))], "t1"),
+             "t1": oai_page([], "t2"),
+             "t2": oai_page([oai_record(paper(2))], "")}  # fmt: skip
+    out = tmp_path / "p.jsonl"
+    with SourceServer(oai_pages(pages)) as server, client(FakeTime()) as c:
+        summary = fetch_to_file(ArxivOai((), "2026-11-01", base_url=server.url), out, c)
+    assert [r["id"] for r in lines(out)] == ["2611.00001", "2611.00002"]
+    assert summary.pages == 3
