@@ -55,7 +55,7 @@ Contact = Annotated[
 ]
 
 
-def _date(value: str | None, option: str) -> str | None:
+def parse_date(value: str | None, option: str) -> str | None:
     if value is None:
         return None
     try:
@@ -170,10 +170,10 @@ def arxiv_cmd(
     else:
         if date_from is None:
             raise typer.BadParameter("give --from DATE (or --query for a search)")
-        until = _date(date_until, "--until") or dt.date.today().isoformat()
+        until = parse_date(date_until, "--until") or dt.date.today().isoformat()
         source = ArxivOai(
             tuple(category or ()),
-            _date(date_from, "--from"),
+            parse_date(date_from, "--from"),
             until,
             base_url=base_url or OAI_URL,
         )
@@ -206,8 +206,8 @@ def hf_daily_cmd(
     """
     if (date is None) == (date_from is None):
         raise typer.BadParameter("give either --date DAY or --from DAY [--until DAY]")
-    first = _date(date or date_from, "--date" if date else "--from")
-    last = _date(date_until, "--until") if date_from else first
+    first = parse_date(date or date_from, "--date" if date else "--from")
+    last = parse_date(date_until, "--until") if date_from else first
     source = HfDaily(first, last, base_url=base_url)
     run_fetch(source, out, delay=1.0 if delay is None else delay, retries=retries,
               force=force, contact=contact)  # fmt: skip

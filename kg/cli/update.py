@@ -21,7 +21,7 @@ from kg.ingest.sources import (
 from kg.update import update as run_update
 
 from ._output import progress, stderr, stdout
-from .fetch import Contact, Delay, Retries, _date, print_fetch_summary
+from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
 
 
 class SourceName(StrEnum):
@@ -108,8 +108,8 @@ def update(
                 out_dir,
                 make_source,
                 client,
-                date_from=_date(date_from, "--from"),
-                date_until=_date(date_until, "--until"),
+                date_from=parse_date(date_from, "--from"),
+                date_until=parse_date(date_until, "--until"),
                 n_process=jobs,
                 neo4j_driver=driver,
                 neo4j_database=database,

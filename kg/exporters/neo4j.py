@@ -489,17 +489,27 @@ def _entity_batch(driver, database, label, batch, existing: set[str]):
     return [(label, _run_write(driver, database, query, batch))]
 
 
+def _ends(a: str, b: str) -> str:
+    return f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
+
+
+def _create_edges(driver, database, rtype, a, b, rows):
+    """CREATE relationships that cannot be in the database yet (no check for one)."""
+    query = _ends(a, b) + f"CREATE (a)-[r:{rtype}]->(b) SET r = row.props"
+    return _run_write(driver, database, query, rows)
+
+
 def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
-    """A paper new to the database has none of its edges there yet: CREATE them (no check
-    for an existing one); a paper loaded before MERGEs its edges."""
+    """A paper new to the database has none of its edges there yet: CREATE them; a paper
+    loaded before MERGEs its edges."""
     new = [r for r in batch if f"paper:{r['props']['papers'][0]}" not in known]
     old = [r for r in batch if f"paper:{r['props']['papers'][0]}" in known]
-    match = f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
     out = []
-    for rows, write in ((new, "CREATE (a)-[r:{t}]->(b) SET r = row.props"),
-                        (old, "MERGE (a)-[r:{t}]->(b) SET r += row.props")):  # fmt: skip
-        if rows:
-            out.append((rtype, _run_write(driver, database, match + write.format(t=rtype), rows)))
+    if new:
+        out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
+    if old:
+        query = _ends(a, b) + f"MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
+        out.append((rtype, _run_write(driver, database, query, old)))
     return out
 
 
@@ -510,11 +520,7 @@ def _shared_edges(driver, database, rtype, a, b, batch, existing: dict[str, set[
     old = [r for r in batch if r["u"] in existing[a] and r["v"] in existing[b]]
     out = []
     if new:
-        query = (
-            f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
-            f"CREATE (a)-[r:{rtype}]->(b) SET r = row.props"
-        )
-        out.append((rtype, _run_write(driver, database, query, new)))
+        out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
     if old:
         out.append((rtype, _load_shared_edges(driver, database, rtype, a, b, old)))
     return out

@@ -10,7 +10,7 @@ where it stopped (:func:`kg.ingest.sources.harvest.fetch_to_file` keeps that cur
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,8 +314,3 @@ class ArxivQuery:
             yield Page(records, None if done else {"start": start}, total)
             if done:
                 return
-
-
-def ids_of(records: Iterable[FetchedPaper | Skipped]) -> list[str]:
-    """The ids of the papers among ``records``."""
-    return [r.id for r in records if isinstance(r, FetchedPaper)]

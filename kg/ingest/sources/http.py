@@ -85,7 +85,6 @@ class PoliteClient:
         self.politeness = politeness
         self.requests = 0
         self.retried = 0
-        self.waits: list[float] = []
         self._sleep = sleep
         self._clock = clock
         self._last: float | None = None
@@ -109,7 +108,6 @@ class PoliteClient:
 
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
-            self.waits.append(seconds)
             self._sleep(seconds)
 
     def _once(self, url: str, params: dict[str, Any] | None, parse) -> Any:
@@ -153,7 +151,6 @@ class PoliteClient:
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
             self.retried += 1
-            self.waits.append(state.upcoming_sleep)
 
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.politeness.retries + 1),
