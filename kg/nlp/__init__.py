@@ -1,8 +1,13 @@
-"""kg's spaCy pipeline: registered components and the functions that run them."""
+"""kg's spaCy pipeline: registered components and the functions that run them.
 
-from kg.nlp import abbreviations, entities, proposals, relations, results  # noqa: F401
-from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
-from kg.nlp.pipeline import default_base, doc_to_extraction, extract, load_pipeline
+The names below load on first use, so that importing a light module such as
+``kg.nlp.extraction`` (the per-paper dataclasses) does not import spaCy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = [
     "Mention",
@@ -14,3 +19,24 @@ __all__ = [
     "extract",
     "load_pipeline",
 ]
+
+_FROM = {
+    "Mention": "kg.nlp.extraction",
+    "PaperExtraction": "kg.nlp.extraction",
+    "RelationMention": "kg.nlp.extraction",
+    "ResultMention": "kg.nlp.extraction",
+    "default_base": "kg.nlp.pipeline",
+    "doc_to_extraction": "kg.nlp.pipeline",
+    "extract": "kg.nlp.pipeline",
+    "load_pipeline": "kg.nlp.pipeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM:
+        raise AttributeError(f"module 'kg.nlp' has no attribute {name!r}")
+    return getattr(importlib.import_module(_FROM[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kg.nlp.extraction import PaperExtraction
 from kg.resolve.resolver import LocalEntity, Resolution
+
+if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
+    from kg.nlp.extraction import PaperExtraction
 
 __all__ = ["paper_record", "result_id"]
 

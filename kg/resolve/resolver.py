@@ -9,12 +9,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
-from kg.nlp.extraction import PaperExtraction
 from kg.resolve.keys import entity_key, normalise_name
 from kg.tables import iter_rows
+
+if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
+    from kg.nlp.extraction import PaperExtraction
 
 __all__ = [
     "LocalEntity",
