@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import networkx as nx
@@ -16,7 +17,15 @@ from kg.exporters.vocab import FABIO, KGD, KGO, MLS, SCHEMA
 from kg.graph.model import label_of_key
 from kg.graph.store import GraphSource, graph_source
 
-__all__ = ["node_iri", "triples", "to_rdflib", "write_turtle", "PREFIXES"]
+__all__ = [
+    "node_iri",
+    "triples",
+    "to_rdflib",
+    "write_turtle",
+    "oxigraph_term",
+    "oxigraph_triples",
+    "PREFIXES",
+]
 
 PREFIXES = {
     "kg": str(KGD),
@@ -52,6 +61,9 @@ _PREDICATES = {
     "FOR_TASK": KGO.forTask,
 }
 
+# edges whose evidence is the mention itself (its words and offsets), not a sentence
+_MENTION_EDGES = frozenset({"MENTIONS", "PROPOSES"})
+
 Triple = tuple[URIRef | BNode, URIRef, URIRef | BNode | Literal]
 
 
@@ -68,8 +80,10 @@ def node_iri(key: str) -> URIRef:
     return KGD[f"{kind}/{safe}"]
 
 
-def _lit(value, datatype=None) -> Literal:
-    return Literal(value, datatype=datatype) if datatype else Literal(value)
+def _decimal(value: float | int | str) -> Literal:
+    """``value`` as an ``xsd:decimal`` in its plain lexical form (``1e-05`` -> ``0.00001``)."""
+    text = format(Decimal(repr(value) if isinstance(value, float) else str(value)), "f")
+    return Literal(text if "." in text else text + ".0", datatype=XSD.decimal)
 
 
 def triples(
@@ -117,9 +131,9 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
     elif label == "Result":
         yield s, RDF.type, KGO.Result
         yield s, RDF.type, MLS.ModelEvaluation
-        yield s, MLS.hasValue, Literal(str(data["value"]), datatype=XSD.decimal)
+        yield s, MLS.hasValue, _decimal(data["value"])
         yield s, KGO.delta, Literal(bool(data["delta"]))
-        yield s, KGO.confidence, Literal(str(data["confidence"]), datatype=XSD.decimal)
+        yield s, KGO.confidence, _decimal(data["confidence"])
         if data.get("unit"):
             yield s, KGO.unit, Literal(data["unit"])
         if data.get("condition"):
@@ -143,6 +157,8 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         for alias in data.get("aliases") or []:
             yield s, SKOS.altLabel, Literal(alias)
         yield s, KGO.support, Literal(int(data.get("support", 0)))
+        yield s, KGO.mentionCount, Literal(int(data.get("mention_count", 0)))
+        yield s, KGO.proposedCount, Literal(int(data.get("proposed_count", 0)))
 
 
 def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterator[Triple]:
@@ -153,8 +169,8 @@ def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterat
     else:
         p = _PREDICATES[rtype]
     yield s, p, o
-    if rtype in {"MENTIONS", "REPORTS"} or from_result:
-        return  # provenance of these lies on the mention/result itself
+    if rtype == "REPORTS" or from_result:
+        return  # the provenance of these lies on the result itself
     stmt = KGD[f"evidence/{_digest(u + '|' + rtype + '|' + v)}"]
     yield stmt, RDF.type, RDF.Statement
     yield stmt, RDF.type, KGO.Evidence
@@ -162,7 +178,9 @@ def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterat
     yield stmt, RDF.predicate, p
     yield stmt, RDF.object, o
     yield stmt, KGO.support, Literal(int(data["support"]))
-    yield stmt, KGO.confidence, Literal(str(round(data["confidence"], 4)), datatype=XSD.decimal)
+    yield stmt, KGO.confidence, _decimal(data["confidence"])
+    if rtype == "MENTIONS":
+        yield stmt, KGO.mentionCount, Literal(int(data.get("mentions", len(data["evidence"]))))
     yield stmt, PROV.wasGeneratedBy, run
     for paper in data["papers"]:
         yield stmt, PROV.wasDerivedFrom, node_iri(f"paper:{paper}")
@@ -172,8 +190,9 @@ def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterat
         yield node, RDF.type, PROV.Derivation
         yield node, PROV.entity, node_iri(f"paper:{ev['paper']}")
         yield node, KGO.sentenceIndex, Literal(int(ev["sentence"]))
-        if "text" in ev:
-            yield node, KGO.sentenceText, Literal(ev["text"])
+        if "text" in ev:  # a mention's own words, or the sentence a relation was read from
+            text = KGO.mentionText if rtype in _MENTION_EDGES else KGO.sentenceText
+            yield node, text, Literal(ev["text"])
         span = ev.get("head_span") or [ev.get("start"), ev.get("end")]
         if span[0] is not None:
             yield node, KGO.startChar, Literal(int(span[0]))
@@ -212,20 +231,32 @@ def write_turtle(
     to_rdflib(G).serialize(destination=str(path), format="turtle")
 
 
+def oxigraph_term(t: URIRef | BNode | Literal):
+    """Return an rdflib term as the pyoxigraph term it names."""
+    import pyoxigraph as ox
+
+    if isinstance(t, URIRef):
+        return ox.NamedNode(str(t))
+    if isinstance(t, BNode):
+        return ox.BlankNode(str(t))
+    if t.language:
+        return ox.Literal(str(t), language=t.language)
+    if t.datatype:
+        return ox.Literal(str(t), datatype=ox.NamedNode(str(t.datatype)))
+    return ox.Literal(str(t))
+
+
+def oxigraph_triples(G: nx.MultiDiGraph | GraphSource) -> Iterator:
+    """Yield the triples of ``G`` as pyoxigraph ``Triple`` objects."""
+    import pyoxigraph as ox
+
+    term = oxigraph_term
+    for s, p, o in triples(G):
+        yield ox.Triple(term(s), term(p), term(o))
+
+
 def _write_with_oxigraph(G: nx.MultiDiGraph | GraphSource, path: Path) -> None:
     import pyoxigraph as ox
 
-    def term(t):
-        if isinstance(t, URIRef):
-            return ox.NamedNode(str(t))
-        if isinstance(t, BNode):
-            return ox.BlankNode(str(t))
-        if t.language:
-            return ox.Literal(str(t), language=t.language)
-        if t.datatype:
-            return ox.Literal(str(t), datatype=ox.NamedNode(str(t.datatype)))
-        return ox.Literal(str(t))
-
-    quads = (ox.Triple(term(s), term(p), term(o)) for s, p, o in triples(G))
     with open(path, "wb") as fh:
-        ox.serialize(quads, fh, ox.RdfFormat.TURTLE, prefixes=PREFIXES)
+        ox.serialize(oxigraph_triples(G), fh, ox.RdfFormat.TURTLE, prefixes=PREFIXES)

@@ -44,9 +44,12 @@ class KGO(DefinedNamespace):
     delta: URIRef  # the result is an improvement or reduction
     condition: URIRef  # qualifier a result depends on
     support: URIRef  # number of papers behind an entity or assertion
+    mentionCount: URIRef  # mentions of an entity (in all papers, or in one paper)
+    proposedCount: URIRef  # papers that propose an entity
     confidence: URIRef  # extractor confidence in [0, 1]
     upvotes: URIRef  # votes where the paper was picked (Hugging Face Daily Papers)
     sentenceText: URIRef  # the sentence
+    mentionText: URIRef  # the words of a mention, as written in the abstract
     sentenceIndex: URIRef  # 0-based index of the sentence in the abstract
     startChar: URIRef  # start offset in the abstract
     endChar: URIRef  # end offset in the abstract
