@@ -24,7 +24,6 @@ from kg.nlp.extraction import (
     extraction_from_dict,
     extraction_to_dict,
 )
-from kg.nlp.pipeline import extract
 from kg.outdir import (
     check_output_dir,
     locked,
@@ -438,6 +437,8 @@ def _build_into(
     t0 = time.perf_counter()
     records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
     writer = _ShardedExtractions(tables)
+    from kg.nlp.pipeline import extract  # spaCy loads here, not when kg.build is imported
+
     extracted = extract(
         records,
         n_process=n_process,
@@ -520,6 +521,14 @@ def _build_into(
 
         rdf.write_turtle(source, tmp / "graph.ttl")
         timings["ttl"] = time.perf_counter() - t0
+        release_memory()
+    if "oxigraph" in exporters:
+        t0 = time.perf_counter()
+        from kg.exporters import oxigraph
+
+        turtle = tmp / "graph.ttl" if "ttl" in exporters else None
+        oxigraph.write_store(source, tmp / oxigraph.STORE_NAME, turtle=turtle)
+        timings["oxigraph"] = time.perf_counter() - t0
         release_memory()
     if "ladybug" in exporters:
         t0 = time.perf_counter()

@@ -31,6 +31,7 @@ def test_outputs_all_files_written(example_build):
         "extractions.jsonl",
         "graph.json",
         "graph.ttl",
+        "graph.oxigraph",
         "graph.lbdb",
         "kg-build.json",
         "report.md",

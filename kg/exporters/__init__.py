@@ -1,5 +1,5 @@
 """Exporters: write the graph and the per-paper records in each output format."""
 
-EXPORTERS = ("jsonl", "json", "ttl", "ladybug", "report")
+EXPORTERS = ("jsonl", "json", "ttl", "oxigraph", "ladybug", "report")
 
 __all__ = ["EXPORTERS"]

@@ -1,0 +1,82 @@
+"""The persistent RDF store of a build (``OUTDIR/graph.oxigraph/``): pyoxigraph's on-disk
+store holding the triples of ``graph.ttl``, so SPARQL queries need not parse the Turtle."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from kg.errors import ExportError
+from kg.graph.store import GraphSource
+
+__all__ = ["STORE_NAME", "StoreInfo", "write_store", "open_store", "store_path"]
+
+STORE_NAME = "graph.oxigraph"
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """What :func:`write_store` wrote: the store's directory, its triples and bytes on disk."""
+
+    path: Path
+    triples: int
+    bytes: int
+
+
+def store_path(out_dir: str | Path) -> Path:
+    """Return the store of the build in ``out_dir`` (or ``out_dir`` itself if it is one)."""
+    path = Path(out_dir)
+    return path / STORE_NAME if (path / STORE_NAME).is_dir() else path
+
+
+def write_store(
+    G: nx.MultiDiGraph | GraphSource | None, path: str | Path, *, turtle: str | Path | None = None
+) -> StoreInfo:
+    """Write an on-disk Oxigraph store at ``path`` (a new directory).
+
+    With ``turtle`` (the build's ``graph.ttl``) the store is bulk-loaded from that file by
+    Oxigraph's own parser, the fast path; otherwise the triples of ``G`` are streamed in.
+    """
+    import pyoxigraph as ox
+
+    path = Path(path)
+    if path.exists():
+        raise ExportError(f"{path} already exists; the Oxigraph store is written afresh")
+    try:
+        store = ox.Store(str(path))
+        if turtle is not None:
+            store.bulk_load(path=str(turtle), format=ox.RdfFormat.TURTLE)
+        elif G is not None:
+            from kg.exporters.rdf import oxigraph_triples
+
+            quads = (ox.Quad(t.subject, t.predicate, t.object) for t in oxigraph_triples(G))
+            store.bulk_extend(quads)
+        else:
+            raise ExportError("write_store needs a graph or a Turtle file")
+        store.optimize()
+        store.flush()
+        n = len(store)
+        del store
+        gc.collect()  # the store closes when its last reference goes
+    except (OSError, SyntaxError) as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        raise ExportError(f"cannot write the Oxigraph store {path}: {exc}") from exc
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return StoreInfo(path, n, size)
+
+
+def open_store(path: str | Path):
+    """Open the Oxigraph store of a build read-only (``path``: the build or its store)."""
+    import pyoxigraph as ox
+
+    path = store_path(path)
+    if not path.is_dir():
+        raise ExportError(f"{path} is not an Oxigraph store (kg build writes {STORE_NAME}/)")
+    try:
+        return ox.Store.read_only(str(path))
+    except OSError as exc:
+        raise ExportError(f"cannot open the Oxigraph store {path}: {exc}") from exc
