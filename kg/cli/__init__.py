@@ -14,6 +14,7 @@ from kg.cli import export as _export
 from kg.cli import fetch as _fetch
 from kg.cli import load as _load
 from kg.cli import query as _query
+from kg.cli import sparql as _sparql
 from kg.cli import update as _update
 from kg.cli._errors import KgGroup
 from kg.cli._help import KgCommand
@@ -33,6 +34,7 @@ app.command("eval", cls=KgCommand)(_eval.eval_cmd)
 app.command("eval-mentions", cls=KgCommand)(_eval.eval_mentions_cmd)
 app.command("cypher", cls=KgCommand)(_cypher.cypher)
 app.command("query", cls=KgCommand)(_query.query)
+app.command("sparql", cls=KgCommand)(_sparql.sparql)
 app.command("analyze", cls=KgCommand)(_analyze.analyze)
 app.command("viz", cls=KgCommand)(_analyze.viz)
 app.command("update", cls=KgCommand)(_update.update)

@@ -52,7 +52,51 @@ def _labels(label: str) -> str:
     return "|".join(ENTITY_LABELS) if label == "entity" else label
 
 
+_SPARQL_PREFIXES = (
+    "PREFIX kgo: <https://w3id.org/kg-abstracts/ontology#>\n"
+    "PREFIX skos: <http://www.w3.org/2004/02/skos/core#>\n"
+    "PREFIX dcterms: <http://purl.org/dc/terms/>\n"
+)
+
+
+def _classes(label: str) -> str:
+    return " ".join(f"kgo:{lab}" for lab in (ENTITY_LABELS if label == "entity" else (label,)))
+
+
+def _exists_sparql(engine: Engine, label: str, value: str) -> bool:
+    if label == "Paper":
+        query = (
+            "SELECT ?p $v WHERE { ?p a kgo:Paper . "
+            "{ ?p dcterms:identifier $v } UNION { ?p kgo:key $v } } LIMIT 1"
+        )
+    else:  # classes come from the fixed schema above, never from the user
+        query = (
+            f"SELECT ?e $v WHERE {{ VALUES ?class {{ {_classes(label)} }} "
+            "{ ?e kgo:key $v } UNION { ?e skos:altLabel $v } "
+            "UNION { ?e skos:prefLabel ?l FILTER(LCASE(?l) = LCASE($v)) } ?e a ?class } LIMIT 1"
+        )
+    return bool(engine.run(_SPARQL_PREFIXES + query, {"v": value}).rows)
+
+
+def _names_query(engine: Engine, label: str) -> str:
+    if engine.name == "sparql":
+        if label == "Paper":
+            return _SPARQL_PREFIXES + (
+                "SELECT ?name ?title WHERE { ?p a kgo:Paper ; dcterms:identifier ?name . "
+                'OPTIONAL { ?p dcterms:title ?t } BIND(COALESCE(?t, "") AS ?title) }'
+            )
+        return _SPARQL_PREFIXES + (
+            f"SELECT ?name ?papers WHERE {{ VALUES ?class {{ {_classes(label)} }} "
+            "?e a ?class ; skos:prefLabel ?name ; kgo:support ?papers }"
+        )
+    if label == "Paper":
+        return "MATCH (p:Paper) RETURN p.paper_id AS name, coalesce(p.title, '') AS title"
+    return f"MATCH (e:{_labels(label)}) RETURN e.name AS name, e.support AS papers"
+
+
 def _exists(engine: Engine, label: str, value: str) -> bool:
+    if engine.name == "sparql":
+        return _exists_sparql(engine, label, value)
     if label == "Paper":
         query = "MATCH (p:Paper) WHERE p.paper_id = $v OR p.key = $v RETURN p.key LIMIT 1"
     else:  # labels come from the fixed schema above, never from the user
@@ -68,12 +112,11 @@ def close_names(engine: Engine, label: str, value: str, n: int = 5) -> tuple[str
     (most supported first, as ``find-entity`` orders them), then by fuzzy similarity."""
     from rapidfuzz import fuzz, process
 
+    query = _names_query(engine, label)
     if label == "Paper":
-        query = "MATCH (p:Paper) RETURN p.paper_id AS name, coalesce(p.title, '') AS title"
         rows = engine.run(query).rows
         names = {name: f"{name} {title}" for name, title in rows}
     else:
-        query = f"MATCH (e:{_labels(label)}) RETURN e.name AS name, e.support AS papers"
         rows = sorted(engine.run(query).rows, key=lambda r: (-(r[1] or 0), r[0]))
         names = {name: name for name, _ in rows}
     needle = value.lower()

@@ -86,15 +86,18 @@ class SavedQuery:
         return {p.name: p.example for p in self.params}
 
 
-def parse_query(name: str, text: str, path: Path | None = None) -> SavedQuery:
-    """Parse a saved query's header; raise ``KgError`` naming the file when it is malformed."""
+def parse_query(
+    name: str, text: str, path: Path | None = None, *, comment: str = "//"
+) -> SavedQuery:
+    """Parse a saved query's header (lines starting with ``comment``: ``//`` in Cypher,
+    ``#`` in SPARQL); raise ``KgError`` naming the file when it is malformed."""
     where = str(path or name)
     fields: dict[str, str] = {}
     params: list[Param] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.startswith("//"):
+        if not line.startswith(comment):
             break
-        body = line[2:].strip()
+        body = line[len(comment) :].strip()
         key, sep, value = body.partition(":")
         if not sep:
             continue
@@ -117,7 +120,7 @@ def parse_query(name: str, text: str, path: Path | None = None) -> SavedQuery:
             fields[key] = value
     for key in ("title", "answers"):
         if key not in fields:
-            raise KgError(f"{where}: the header lacks a '// {key.title()}:' line")
+            raise KgError(f"{where}: the header lacks a '{comment} {key.title()}:' line")
     return SavedQuery(name, fields["title"], fields["answers"], tuple(params), text, path=path)
 
 

@@ -1,0 +1,124 @@
+"""``kg sparql``: run a saved SPARQL query from ``queries/sparql/`` (or any query) on a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.errors import KgError
+from kg.query import unknown_names
+from kg.query.sparql import (
+    SparqlEngine,
+    get_sparql_query,
+    list_sparql_queries,
+    render_query,
+)
+
+from ._output import FORMATS, parse_params, print_rows, stdout
+
+DEFAULT_BUILD = Path("kg-out")
+
+
+def sparql(
+    first: Annotated[
+        str | None,
+        typer.Argument(metavar="NAME|OUT", help="A saved query (see --list), or a build."),
+    ] = None,
+    second: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="OUT|QUERY",
+            help="The build to query (after NAME), or a SPARQL query or .rq file (after OUT).",
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    show: Annotated[
+        bool,
+        typer.Option(
+            "--show",
+            help="Print the saved query; with --param, with the values written in as RDF "
+            "terms, for endpoints that take no bindings (Oxigraph server, Fuseki).",
+        ),
+    ] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the saved SPARQL queries.")] = False,
+) -> None:
+    """Run SPARQL on a build: a saved query by name, or any query you write.
+
+    The build's Oxigraph store (OUT/graph.oxigraph) answers when it has one; otherwise
+    OUT/graph.ttl is parsed first. Parameters are bound as typed RDF terms (never pasted
+    into the query text). Without OUT, ./kg-out is used if it is a build.
+
+    Examples:
+
+        kg sparql --list
+
+        kg sparql leaderboard out -p dataset=ImageNet -p metric=accuracy
+
+        kg sparql out "SELECT ?name WHERE { ?m a kgo:Method ; skos:prefLabel ?name } LIMIT 5"
+
+        kg sparql out my-query.rq -p limit=10 --format csv
+    """
+    if list_ or first is None:
+        from rich.table import Table
+
+        table = Table("name", "title", "parameters")
+        for q in list_sparql_queries():
+            params = ", ".join(p.name + ("" if p.required else "?") for p in q.params)
+            table.add_row(q.name, q.title, params)
+        stdout.print(table)
+        return
+    if fmt not in FORMATS:
+        raise typer.BadParameter("--format must be table, json or csv")
+    saved_names = {q.name for q in list_sparql_queries()}
+    if first in saved_names:
+        saved = get_sparql_query(first)
+        if show and not param:
+            print(saved.text, end="")
+            return
+        params = saved.bind(parse_params(param or [], saved.examples()))
+        if show:
+            print(render_query(saved.text, params), end="")
+            return
+        engine = SparqlEngine(_build_dir(second))
+        result = engine.run(saved.text, params)
+        if not result.rows:
+            unknown = unknown_names(engine, saved, params)
+            if unknown:
+                raise KgError("; ".join(str(u) for u in unknown))
+    elif Path(first).exists():
+        if second is None:
+            raise typer.BadParameter(f"give a SPARQL query (or a .rq file) after {first}")
+        text = _query_text(second)
+        if show:
+            print(text)
+            return
+        result = SparqlEngine(Path(first)).run(text, parse_params(param or []))
+    else:
+        raise KgError(
+            f"{first!r} is neither a saved SPARQL query nor a build directory; "
+            f"`kg sparql --list` shows the queries: {', '.join(sorted(saved_names))}"
+        )
+    print_rows(result.columns, result.rows, fmt)
+
+
+def _build_dir(given: str | None) -> Path:
+    if given is not None:
+        return Path(given)
+    if (DEFAULT_BUILD / "graph.oxigraph").is_dir() or (DEFAULT_BUILD / "graph.ttl").is_file():
+        return DEFAULT_BUILD
+    raise typer.BadParameter("say which build to query: kg sparql NAME OUT")
+
+
+def _query_text(given: str) -> str:
+    """The query itself, or the contents of the ``.rq`` (or ``.sparql``) file it names."""
+    if "\n" in given or not given.endswith((".rq", ".sparql")):
+        return given
+    path = Path(given)
+    if not path.is_file():
+        raise KgError(f"{path}: no such query file")
+    return path.read_text(encoding="utf-8")
