@@ -1,0 +1,131 @@
+"""graph.ttl read by validators outside kg's Python stack: Apache Jena's riot (strict Turtle
+parsing) and Jena's SHACL engine with schemas/shapes.ttl, besides pySHACL. On the sample
+build and on a 2,000-abstract build of the shared arXiv corpus."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyshacl
+import pytest
+from rdflib import Graph, Namespace
+from rdflib.namespace import SKOS
+
+from kg.build import build
+from kg.resources import schema_path
+from tests.conftest import ROOT, shared_path
+
+JENA = ROOT / "scripts" / "jena-local"
+SH = Namespace("http://www.w3.org/ns/shacl#")
+N_PAPERS = 2000
+
+
+@pytest.fixture(scope="session")
+def jena() -> Path:
+    """Apache Jena's jars, fetched from Maven Central by scripts/jena-local (cached)."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    reason = f"{' and '.join(missing)} not installed" if missing else ""
+    if not reason:
+        done = subprocess.run([JENA, "fetch"], capture_output=True, text=True, timeout=900)
+        reason = "" if done.returncode == 0 else f"scripts/jena-local fetch failed: {done.stderr}"
+    if reason:
+        if os.environ.get("KG_REQUIRE_JENA"):
+            pytest.fail(f"Apache Jena is required (KG_REQUIRE_JENA is set) but {reason}")
+        pytest.skip(f"no Apache Jena: {reason}")
+    return JENA
+
+
+def riot_validate(jena: Path, path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [jena, "riot", "--validate", "--syntax=turtle", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def jena_shacl(jena: Path, path: Path) -> Graph:
+    """Jena's SHACL validation report of ``path`` against kg's shapes, as a graph."""
+    done = subprocess.run(
+        [
+            jena,
+            "shacl",
+            "validate",
+            "--shapes",
+            str(schema_path("shapes.ttl")),
+            "--data",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return Graph().parse(data=done.stdout, format="turtle")
+
+
+def conforms(report: Graph) -> bool:
+    (value,) = set(report.objects(None, SH.conforms))
+    return value.toPython()
+
+
+@pytest.fixture(scope="module")
+def build_2k(tmp_path_factory) -> Path:
+    """A build (Turtle only) of the first 2,000 abstracts of the shared arXiv corpus."""
+    src = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    tmp = tmp_path_factory.mktemp("rdf2k")
+    corpus = tmp / "papers.jsonl"
+    with gzip.open(src, "rt", encoding="utf-8") as fh, open(corpus, "w", encoding="utf-8") as out:
+        for i, line in enumerate(fh):
+            if i >= N_PAPERS:
+                break
+            out.write(line)
+    summary = build([corpus], tmp / "out", n_process=2, exporters=("ttl",))
+    assert summary.papers == N_PAPERS
+    return tmp / "out"
+
+
+def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
+    path = sample_build / "graph.ttl"
+    done = riot_validate(jena, path)
+    assert done.returncode == 0 and "ERROR" not in done.stderr and "WARN" not in done.stderr, (
+        done.stderr
+    )
+    report = jena_shacl(jena, path)
+    assert conforms(report), report.serialize(format="turtle")
+    data = Graph().parse(path)
+    ok, _, text = pyshacl.validate(
+        data, shacl_graph=Graph().parse(schema_path("shapes.ttl")),
+        ont_graph=Graph().parse(schema_path("kg.ttl")),
+    )  # fmt: skip
+    assert ok, text
+
+
+def test_2000_abstract_turtle_passes_riot_and_jena_shacl(build_2k, jena):
+    path = build_2k / "graph.ttl"
+    done = riot_validate(jena, path)
+    assert done.returncode == 0 and "ERROR" not in done.stderr and "WARN" not in done.stderr, (
+        done.stderr
+    )
+    report = jena_shacl(jena, path)
+    assert conforms(report), report.serialize(format="turtle")[:5000]
+
+
+def test_jena_catches_broken_turtle_and_a_shape_violation(sample_build, jena, tmp_path):
+    broken = tmp_path / "broken.ttl"
+    text = (sample_build / "graph.ttl").read_text(encoding="utf-8")
+    broken.write_text(text + '\n<https://w3id.org/kg-abstracts/id/x> <urn:p> "open .\n')
+    done = riot_validate(jena, broken)
+    assert done.returncode != 0 and "line:" in done.stderr
+    data = Graph().parse(sample_build / "graph.ttl")
+    subject = next(data.subjects(SKOS.prefLabel, None))
+    data.remove((subject, SKOS.prefLabel, None))
+    unlabelled = tmp_path / "unlabelled.ttl"
+    data.serialize(destination=str(unlabelled), format="turtle")
+    report = jena_shacl(jena, unlabelled)
+    assert not conforms(report)
+    assert (None, SH.focusNode, subject) in report
