@@ -327,3 +327,74 @@ def test_store_without_turtle_is_streamed_from_the_tables(example_build, tmp_pat
     streamed = SparqlEngine(out).run(count).rows
     assert streamed == SparqlEngine(example_build[0]).run(count).rows
     assert streamed[0][0] > 1000
+
+
+def _duplicates_graph() -> nx.MultiDiGraph:
+    """Two papers mentioning entities that differ only in case and hyphens, or whose name is
+    another's alias, and one name shared by a method and a task."""
+    G = nx.MultiDiGraph()
+    papers = {"p1": "Foo-Net and foo net and FN beat Bar on X.", "p2": "Foo-Net uses FN on X."}
+    for pid, text in papers.items():
+        G.add_node(
+            f"paper:{pid}", key=f"paper:{pid}", label="Paper", paper_id=pid, text=text,
+            title=None, year=None, date=None, authors=[], url=None, code_url=None, upvotes=None,
+        )  # fmt: skip
+    entities = [
+        ("method:foo-net", "Method", "Foo-Net", ["FN"]),
+        ("method:foo-net-2", "Method", "foo net", []),
+        ("method:fn", "Method", "FN", []),
+        ("method:bar", "Method", "Bar", []),
+        ("dataset:x", "Dataset", "X", []),
+        ("task:foo-net", "Task", "foo net", []),
+    ]
+    mentions = {
+        "p1": ["method:foo-net", "method:foo-net-2", "method:fn", "method:bar", "dataset:x",
+               "task:foo-net"],
+        "p2": ["method:foo-net", "method:fn", "dataset:x"],
+    }  # fmt: skip
+    for key, label, name, aliases in entities:
+        n = sum(key in keys for keys in mentions.values())
+        G.add_node(
+            key, key=key, label=label, type=label, name=name, aliases=aliases, support=n,
+            mention_count=n, proposed_count=0, benchmark=False,
+        )  # fmt: skip
+    for pid, keys in mentions.items():
+        for i, key in enumerate(keys):
+            evidence = [{"paper": pid, "sentence": 0, "start": i, "end": i + 1, "text": "w",
+                         "rule": "test"}]  # fmt: skip
+            G.add_edge(
+                f"paper:{pid}", key, key="MENTIONS", type="MENTIONS", support=1,
+                confidence=0.5 + i / 20, papers=[pid], evidence=evidence, mentions=1,
+            )  # fmt: skip
+    return G
+
+
+def test_twins_agree_on_a_graph_made_to_hold_duplicates(tmp_path):
+    from kg.exporters.ladybug import write_database
+
+    G = _duplicates_graph()
+    write_store(G, tmp_path / STORE_NAME)
+    write_database(G, tmp_path / "graph.lbdb")
+    sparql, cypher = SparqlEngine(tmp_path), LadybugEngine(tmp_path)
+    expected = {
+        "likely-duplicates": [("Method", "FN", "Foo-Net", 2), ("Method", "Foo-Net", "foo net", 1)],
+        "low-support-entities": [
+            ("Method", "foo net", 1, 0.55),
+            ("Method", "Bar", 1, 0.65),
+            ("Task", "foo net", 1, 0.75),
+        ],  # fmt: skip
+    }
+    for name, params in [
+        ("likely-duplicates", {}),
+        ("low-support-entities", {}),
+        ("top-entities", {}),
+        ("co-occurring", {"entity": "FN"}),
+        ("mentions-with-evidence", {"entity": "foo net"}),
+        ("find-entity", {"text": "foo"}),
+    ]:
+        s = run_saved_sparql(sparql, name, params)
+        c = run_saved(cypher, name, params)
+        assert s.rows, name
+        assert _normalised(s.rows) == _normalised(_cypher_rows(name, c)), name
+        if name in expected:
+            assert s.rows == expected[name]
