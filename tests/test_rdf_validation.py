@@ -48,6 +48,13 @@ def riot_validate(jena: Path, path: Path) -> subprocess.CompletedProcess:
     )
 
 
+def assert_riot_clean(jena: Path, path: Path) -> None:
+    """riot parses ``path`` with neither an error nor a warning."""
+    done = riot_validate(jena, path)
+    assert done.returncode == 0, done.stderr
+    assert "ERROR" not in done.stderr and "WARN" not in done.stderr, done.stderr
+
+
 def jena_shacl(jena: Path, path: Path) -> Graph:
     """Jena's SHACL validation report of ``path`` against kg's shapes, as a graph."""
     done = subprocess.run(
@@ -91,10 +98,7 @@ def build_2k(tmp_path_factory) -> Path:
 
 def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
     path = sample_build / "graph.ttl"
-    done = riot_validate(jena, path)
-    assert done.returncode == 0 and "ERROR" not in done.stderr and "WARN" not in done.stderr, (
-        done.stderr
-    )
+    assert_riot_clean(jena, path)
     report = jena_shacl(jena, path)
     assert conforms(report), report.serialize(format="turtle")
     data = Graph().parse(path)
@@ -107,10 +111,7 @@ def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
 
 def test_2000_abstract_turtle_passes_riot_and_jena_shacl(build_2k, jena):
     path = build_2k / "graph.ttl"
-    done = riot_validate(jena, path)
-    assert done.returncode == 0 and "ERROR" not in done.stderr and "WARN" not in done.stderr, (
-        done.stderr
-    )
+    assert_riot_clean(jena, path)
     report = jena_shacl(jena, path)
     assert conforms(report), report.serialize(format="turtle")[:5000]
 

@@ -72,6 +72,18 @@ def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str =
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
+def print_saved_queries(queries: Iterable[Any]) -> None:
+    """Print saved queries (``kg.query.SavedQuery``) as a table: name, title, parameters
+    (``?`` marks those with a default)."""
+    from rich.table import Table
+
+    table = Table("name", "title", "parameters")
+    for q in queries:
+        params = ", ".join(p.name + ("" if p.required else "?") for p in q.params)
+        table.add_row(q.name, q.title, params)
+    stdout.print(table)
+
+
 # Properties kg stores as JSON text (Neo4j and LadybugDB hold no lists of maps).
 JSON_PROPERTIES = ("evidence",)
 

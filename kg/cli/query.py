@@ -20,7 +20,7 @@ from kg.query import (
     unknown_names,
 )
 
-from ._output import FORMATS, parse_params, print_rows, stdout
+from ._output import FORMATS, parse_params, print_rows, print_saved_queries
 
 
 def query(
@@ -54,13 +54,7 @@ def query(
         kg query builds-on --neo4j -p method=Transformer --format json
     """
     if list_ or name is None:
-        from rich.table import Table
-
-        table = Table("name", "title", "parameters")
-        for q in list_queries():
-            params = ", ".join(p.name + ("" if p.required else "?") for p in q.params)
-            table.add_row(q.name, q.title, params)
-        stdout.print(table)
+        print_saved_queries(list_queries())
         return
     if fmt not in FORMATS:
         raise typer.BadParameter("--format must be table, json or csv")

@@ -16,7 +16,7 @@ from kg.query.sparql import (
     render_query,
 )
 
-from ._output import FORMATS, parse_params, print_rows, stdout
+from ._output import FORMATS, parse_params, print_rows, print_saved_queries
 
 DEFAULT_BUILD = Path("kg-out")
 
@@ -64,13 +64,7 @@ def sparql(
         kg sparql out my-query.rq -p limit=10 --format csv
     """
     if list_ or first is None:
-        from rich.table import Table
-
-        table = Table("name", "title", "parameters")
-        for q in list_sparql_queries():
-            params = ", ".join(p.name + ("" if p.required else "?") for p in q.params)
-            table.add_row(q.name, q.title, params)
-        stdout.print(table)
+        print_saved_queries(list_sparql_queries())
         return
     if fmt not in FORMATS:
         raise typer.BadParameter("--format must be table, json or csv")
