@@ -165,6 +165,8 @@ def test_parameters_are_bound_as_terms_not_pasted(tmp_path):
         assert engine.run(shown).rows == run_saved_sparql(engine, query, params).rows
     with pytest.raises(KgError, match="cannot bind"):
         engine.run("SELECT ?x $v WHERE { BIND(1 AS ?x) }", {"v": [1]})
+    with pytest.raises(KgError, match="must be a variable the query's SELECT lists"):
+        engine.run("SELECT ?x WHERE { BIND($v AS ?x) }", {"v": 1})
     with pytest.raises(KgError, match="limit must be a whole number"):
         run_saved_sparql(engine, "find-entity", {"text": "x", "limit": -1})
 

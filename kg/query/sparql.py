@@ -181,6 +181,14 @@ class SparqlEngine:
             raise KgError(f"SPARQL syntax: {exc}") from exc
         except OSError as exc:
             raise KgError(f"SPARQL on {self.path}: {exc}") from exc
+        except RuntimeError as exc:  # evaluation errors, e.g. a parameter the query lacks
+            hint = ""
+            if "projection" in str(exc):
+                hint = (
+                    "; a --param must be a variable the query's SELECT lists "
+                    "(Oxigraph binds only projected variables)"
+                )
+            raise KgError(f"SPARQL: {exc}{hint}") from exc
 
 
 def _rows(solutions, columns: list[str]) -> Iterator[tuple[Any, ...]]:
