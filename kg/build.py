@@ -170,6 +170,7 @@ def build(
         if resume and tmp.is_dir():
             _check_resume(tmp, state)
             _complete_shards(tmp / TABLES)
+            _drop_exports(tmp)
         elif tmp.exists():
             shutil.rmtree(tmp)  # an interrupted build's, not resumed: start afresh
         tmp.mkdir(exist_ok=True)
@@ -209,10 +210,17 @@ def build(
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 raise  # an interrupt: the shards stay for --resume
-            shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, BuildError):
+            extracted = _extracted_count(tmp / TABLES)
+            if not extracted:
+                shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, BuildError) and not extracted:
                 raise
             why = str(exc) if isinstance(exc, KgError) else f"{type(exc).__name__}: {exc}"
+            if extracted:  # hours of extraction are not thrown away for an export's error
+                why += (
+                    f"; the {extracted:,} papers extracted are kept in {tmp}, and the same "
+                    "command with --resume exports them without extracting them again"
+                )
             raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
     return summary
 
@@ -254,6 +262,25 @@ def _check_add_to(out_dir: Path, settings: dict) -> list[str]:
                 "settings, or build everything afresh"
             )
     return list(manifest.get("inputs") or [])
+
+
+def _extracted_count(tables: Path) -> int:
+    """Papers in the complete extraction shards under ``tables`` (0 when unreadable)."""
+    import pyarrow.parquet as pq
+
+    try:
+        shards = [f for f in shard_files(tables / PAPERS) if not f.name.startswith(PREVIOUS)]
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in shards)
+    except OSError:
+        return 0
+
+
+def _drop_exports(tmp: Path) -> None:
+    """Remove what a failed or killed build had exported into ``tmp`` (all but the tables
+    and the resume state): a resumed build writes every export afresh."""
+    for entry in tmp.iterdir():
+        if entry.name not in (TABLES, RESUME_STATE):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 def _kept(out_dir: Path) -> str:

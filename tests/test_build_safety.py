@@ -144,6 +144,34 @@ def test_failed_build_with_a_crashing_exporter_keeps_the_old_output(tmp_path, mo
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
 
 
+def test_a_build_failing_after_extraction_keeps_the_papers_for_resume(tmp_path, monkeypatch):
+    """An export that fails after hours of extraction must not throw the extraction away:
+    the shards stay, and --resume exports them without extracting again."""
+    from kg.exporters import rdf
+    from kg.outdir import partial_dir
+
+    papers = _papers(tmp_path / "in.jsonl", n=3)
+    fresh = tmp_path / "fresh"
+    assert _build(str(papers), "-o", str(fresh)).exit_code == 0
+    real = rdf.write_turtle
+
+    def disk_full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(rdf, "write_turtle", disk_full)
+    result = _build(str(papers), "-o", str(out))
+    assert result.exit_code != 0 and "No space left on device" in result.output
+    assert "the 3 papers extracted are kept" in result.output and "--resume" in result.output
+    assert not out.exists() and (partial_dir(out) / "tables").is_dir()
+    monkeypatch.setattr(rdf, "write_turtle", real)
+    result = _build(str(papers), "-o", str(out), "--resume")
+    assert result.exit_code == 0, result.output
+    assert "resumed: 3 papers were already extracted" in result.output
+    assert (out / "extractions.jsonl").read_bytes() == (fresh / "extractions.jsonl").read_bytes()
+    assert (out / "graph.ttl").stat().st_size > 0 and not partial_dir(out).exists()
+
+
 def test_second_build_into_the_same_directory_is_refused(tmp_path):
     """A real ``kg build - -o out`` holds the directory while it waits for stdin."""
     kg = [sys.executable, "-c", "from kg.cli import main; main()"]

@@ -97,7 +97,7 @@ def build(
         bool,
         typer.Option(
             "--resume",
-            help="Continue a build into OUT that was killed: the papers it had extracted "
+            help="Continue a build into OUT that was killed or failed: the papers it had extracted "
             "(in shards of 1,000) are kept, the rest is extracted. Same inputs and options "
             "as the killed run.",
         ),
