@@ -121,6 +121,11 @@ def test_build_rerun_replaces_output_atomically(tmp_path, monkeypatch):
     with pytest.raises(BuildError, match="disk full.*unchanged"):
         build([EXAMPLES], out, exporters=("jsonl", "report"))
     assert (out / "extractions.jsonl").read_text() == before
+    # the extraction stays beside the untouched output, for --resume; a build without
+    # --resume starts afresh and removes it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.partial", "out"]
+    monkeypatch.undo()
+    build([EXAMPLES], out, exporters=("jsonl", "report"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
