@@ -11,7 +11,6 @@ from kg.errors import KgError
 from kg.query import unknown_names
 from kg.query.sparql import (
     SparqlEngine,
-    get_sparql_query,
     list_sparql_queries,
     render_query,
 )
@@ -68,9 +67,9 @@ def sparql(
         return
     if fmt not in FORMATS:
         raise typer.BadParameter("--format must be table, json or csv")
-    saved_names = {q.name for q in list_sparql_queries()}
-    if first in saved_names:
-        saved = get_sparql_query(first)
+    saved_queries = {q.name: q for q in list_sparql_queries()}  # the files are read once
+    if first in saved_queries:
+        saved = saved_queries[first]
         if show and not param:
             print(saved.text, end="")
             return
@@ -95,7 +94,7 @@ def sparql(
     else:
         raise KgError(
             f"{first!r} is neither a saved SPARQL query nor a build directory; "
-            f"`kg sparql --list` shows the queries: {', '.join(sorted(saved_names))}"
+            f"`kg sparql --list` shows the queries: {', '.join(sorted(saved_queries))}"
         )
     print_rows(result.columns, result.rows, fmt)
 
