@@ -1,6 +1,7 @@
 """graph.ttl read by validators outside kg's Python stack: Apache Jena's riot (strict Turtle
 parsing) and Jena's SHACL engine with schemas/shapes.ttl, besides pySHACL. On the sample
-build and on a 2,000-abstract build of the shared arXiv corpus."""
+build and on a 2,000-abstract build of the shared arXiv corpus; and the saved SPARQL queries run
+by Jena's ARQ, as Fuseki would run them."""
 
 from __future__ import annotations
 
@@ -130,3 +131,54 @@ def test_jena_catches_broken_turtle_and_a_shape_violation(sample_build, jena, tm
     report = jena_shacl(jena, unlabelled)
     assert not conforms(report)
     assert (None, SH.focusNode, subject) in report
+
+
+def _cells(row) -> tuple[str, ...]:
+    """A result row as text, the way SPARQL CSV writes it; numbers compared as numbers."""
+
+    def cell(v) -> str:
+        if v is None:
+            return ""
+        text = ("true" if v else "false") if isinstance(v, bool) else str(v)
+        try:
+            return f"{float(text):.6g}"
+        except ValueError:
+            return text
+
+    return tuple(cell(v) for v in row)
+
+
+def test_saved_sparql_queries_give_the_same_rows_in_jena(sample_build, jena, tmp_path):
+    """Each saved query, as `kg sparql --show` writes it for an endpoint, runs unchanged in
+    Jena's ARQ (the engine and syntax of Fuseki) on graph.ttl and gives kg's rows."""
+    import csv
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg.query.sparql import SparqlEngine, list_sparql_queries, render_query
+    from tests.test_queries import _example_params
+
+    engine, params = SparqlEngine(sample_build), _example_params(True)
+
+    def compare(q) -> str | None:
+        bound = q.bind(params.get(q.name, {}))
+        path = tmp_path / f"{q.name}.rq"
+        path.write_text(render_query(q.text, bound), encoding="utf-8")
+        done = subprocess.run(
+            [jena, "arq", "--data", str(sample_build / "graph.ttl"), "--query", str(path),
+             "--results", "CSV"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        if done.returncode != 0:
+            return f"{q.name}: Jena failed: {done.stderr}"
+        header, *rows = list(csv.reader(done.stdout.splitlines()))
+        ours = engine.run(q.text, bound)
+        if header != ours.columns:
+            return f"{q.name}: columns {header} != {ours.columns}"
+        if sorted(map(_cells, rows)) != sorted(map(_cells, ours.rows)):
+            return f"{q.name}: Jena's {len(rows)} rows differ from kg's {len(ours.rows)}"
+        return None
+
+    queries = list_sparql_queries()
+    with ThreadPoolExecutor(2) as pool:
+        problems = [p for p in pool.map(compare, queries) if p]
+    assert not problems, "\n".join(problems)

@@ -154,6 +154,7 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         if label == "Dataset" and data.get("benchmark"):
             yield s, RDF.type, KGO.Benchmark
         yield s, SKOS.prefLabel, Literal(data["name"])
+        yield s, KGO.foldedName, Literal(data["name"].lower())
         for alias in data.get("aliases") or []:
             yield s, SKOS.altLabel, Literal(alias)
         yield s, KGO.support, Literal(int(data.get("support", 0)))

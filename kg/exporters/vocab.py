@@ -43,6 +43,7 @@ class KGO(DefinedNamespace):
     unit: URIRef  # unit of a result value
     delta: URIRef  # the result is an improvement or reduction
     condition: URIRef  # qualifier a result depends on
+    foldedName: URIRef  # the preferred label in lower case, for lookups in any case
     support: URIRef  # number of papers behind an entity or assertion
     mentionCount: URIRef  # mentions of an entity (in all papers, or in one paper)
     proposedCount: URIRef  # papers that propose an entity
