@@ -7,7 +7,8 @@ Writes BUILD_DIR/graph.oxigraph from BUILD_DIR/graph.ttl when it is missing (or 
 --rebuild), reporting the time and the size on disk; then runs every saved query in
 queries/sparql/ with parameters picked from the graph (its most supported dataset, method,
 task and a paper that proposes something), in process (first run and best of --repeat)
-and as a whole `kg sparql` command (process start included).
+and as a whole `kg sparql` command (process start included); a query still running after
+--cap seconds is stopped and reported as "> cap".
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.exporters.oxigraph import STORE_NAME, write_store  # noqa: E402
-from kg.query.sparql import SparqlEngine, get_sparql_query, list_sparql_queries  # noqa: E402
+from kg.query.sparql import SparqlEngine, list_sparql_queries  # noqa: E402
 
 PICK = """
 SELECT ?name WHERE { ?e a kgo:%s ; skos:prefLabel ?name ; kgo:support ?n }
-ORDER BY DESC(?n) ?name LIMIT 2
+ORDER BY DESC(?n) ?name LIMIT 2 OFFSET %d
 """
 PAPER = """
 SELECT ?id WHERE { ?p kgo:proposes ?m ; dcterms:identifier ?id . ?m a kgo:Method }
@@ -36,11 +37,38 @@ ORDER BY ?id LIMIT 1
 """
 
 
-def _params(engine: SparqlEngine) -> dict[str, dict]:
-    """Parameters for each saved query, taken from the graph itself."""
+# one saved query, run in a process of its own so that a slow one can be stopped at --cap
+CHILD = """
+import json, sys, time
+from kg.query.sparql import SparqlEngine, get_sparql_query
+build, name, given, repeat = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+engine, saved = SparqlEngine(build), get_sparql_query(name)
+times = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    rows = engine.run(saved.text, saved.bind(given)).rows
+    times.append(time.perf_counter() - t0)
+print(json.dumps({"rows": len(rows), "times": times}))
+"""
+
+
+def _run(cmd: list[str], cap: float) -> str | None:
+    """The standard output of ``cmd``, or None when it runs longer than ``cap`` seconds."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])}...: failed: {done.stderr}")
+    return done.stdout
+
+
+def _params(engine: SparqlEngine, rank: int = 1) -> dict[str, dict]:
+    """Parameters for each saved query, taken from the graph itself: the ``rank``-th most
+    supported entity of the kind a parameter names (1: the biggest, the slowest to answer)."""
 
     def top(label: str) -> list[str]:
-        return [r[0] for r in engine.run(PICK % label).rows]
+        return [r[0] for r in engine.run(PICK % (label, rank - 1)).rows]
 
     methods, datasets, tasks = top("Method"), top("Dataset"), top("Task")
     (paper,) = engine.run(PAPER).rows[0]
@@ -72,6 +100,13 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true", help="write the store again")
     ap.add_argument("--only", nargs="*", help="run only these saved queries")
     ap.add_argument("--no-cli", action="store_true", help="skip the whole-command timings")
+    ap.add_argument(
+        "--rank",
+        type=int,
+        default=1,
+        help="name the rank-th most supported entities in parameters (1: the top)",
+    )
+    ap.add_argument("--cap", type=float, default=60.0, help="stop a query after this many s")
     args = ap.parse_args()
 
     store = args.build / STORE_NAME
@@ -92,34 +127,39 @@ def main() -> None:
     t0 = time.perf_counter()
     engine = SparqlEngine(args.build)
     report["open_seconds"] = round(time.perf_counter() - t0, 3)
-    params = _params(engine)
+    params = _params(engine, args.rank)
+    report["rank"] = args.rank
     report["queries"] = {}
+    report["cap_s"] = args.cap
     print(f"{'query':28s} {'rows':>6s} {'first s':>8s} {'best s':>8s} {'kg sparql s':>12s}")
     for q in list_sparql_queries():
         if args.only and q.name not in args.only:
             continue
-        saved = get_sparql_query(q.name)
-        bound = saved.bind(params[q.name])
-        times = []
-        for _ in range(max(1, args.repeat)):
-            t0 = time.perf_counter()
-            rows = engine.run(saved.text, bound).rows
-            times.append(time.perf_counter() - t0)
+        given = params[q.name]
+        child = [sys.executable, "-c", CHILD, str(args.build), q.name, json.dumps(given),
+                 str(max(1, args.repeat))]  # fmt: skip
+        timed = _run(child, args.cap)
         cmd = [sys.executable, "-m", "kg", "sparql", q.name, str(args.build), "--format", "json"]
-        cmd += [arg for k, v in params[q.name].items() for arg in ("-p", f"{k}={v}")]
+        cmd += [arg for k, v in given.items() for arg in ("-p", f"{k}={v}")]
         t0 = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, text=True) if not args.no_cli else None
-        cli = time.perf_counter() - t0 if done else float("nan")
-        if done and done.returncode != 0:
-            raise SystemExit(f"{q.name}: kg sparql failed: {done.stderr}")
+        cli = None if args.no_cli or timed is None else _run(cmd, args.cap)
+        cli_s = time.perf_counter() - t0 if cli is not None else None
+        times = json.loads(timed) if timed is not None else None
         report["queries"][q.name] = {
-            "params": params[q.name],
-            "rows": len(rows),
-            "first_s": round(times[0], 4),
-            "best_s": round(min(times), 4),
-            "cli_s": round(cli, 3),
+            "params": given,
+            "rows": times["rows"] if times else None,
+            "first_s": round(times["times"][0], 4) if times else None,
+            "best_s": round(min(times["times"]), 4) if times else None,
+            "cli_s": round(cli_s, 3) if cli_s is not None else None,
         }
-        print(f"{q.name:28s} {len(rows):6d} {times[0]:8.3f} {min(times):8.3f} {cli:12.3f}")
+
+        def show(v: float | None) -> str:
+            return f"> {args.cap:.0f}" if v is None else f"{v:.3f}"
+
+        r = report["queries"][q.name]
+        print(f"{q.name:28s} {r['rows'] if times else '-':>6} {show(r['first_s']):>8s} "
+              f"{show(r['best_s']):>8s} {show(r['cli_s']) if not args.no_cli else '-':>12s}",
+              flush=True)  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from kg import __version__
 from kg.errors import BuildError, ExportError, InputError, KgError
-from kg.exporters import EXPORTERS
+from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
 from kg.ingest import FieldMap, Record, Skipped, read
 from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles, list_inputs
@@ -227,9 +227,6 @@ def build(
 
 RESUME_STATE = "kg-build-partial.json"
 """What an unfinished build was asked to do; ``--resume`` continues only the same."""
-
-GRAPH_JSON_MAX = 2_000_000
-"""Nodes plus relationships above which a build does not write ``graph.json``."""
 
 
 def _check_resume(tmp: Path, state: dict) -> None:

@@ -332,3 +332,16 @@ def test_build_min_confidence_leaves_out_less_likely_relations(tmp_path):
                                  "--min-confidence", "1.5"], env={"COLUMNS": "200"})  # fmt: skip
     assert result.exit_code == 2 and "--min-confidence" in result.output
     assert "less than or equal to" in result.output and not (tmp_path / "x").exists()
+
+
+def test_the_cli_starts_without_the_heavy_libraries():
+    """`kg --help`, `kg sparql` and `kg query` start fast: importing the CLI loads neither
+    spaCy, networkx, rdflib nor the HTTP client; a command loads what it uses."""
+    import subprocess
+    import sys
+
+    heavy = ["spacy", "networkx", "rdflib", "httpx", "neo4j", "duckdb"]
+    code = f"import sys, kg.cli; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", f"importing kg.cli loaded {done.stdout.strip()}"

@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from kg.exporters.jsonio import read_build_graph
-
 from ._output import stdout
 
 
@@ -30,6 +28,7 @@ def analyze(
         kg analyze out --format html
     """
     from kg.analytics.report import FORMATS, write_analysis
+    from kg.exporters.jsonio import read_build_graph
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
@@ -56,6 +55,7 @@ def viz(
 
         kg viz out -o graph.html
     """
+    from kg.exporters.jsonio import read_build_graph
     from kg.viz.html import read_sentences, write_html
 
     G = read_build_graph(out_dir)

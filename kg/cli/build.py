@@ -7,9 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg.build import GRAPH_JSON_MAX
-from kg.build import build as run_build
-from kg.exporters import EXPORTERS
+from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles
 
@@ -169,6 +167,8 @@ def build(
                 "give one of them"
             )
         out = add_to
+    from kg.build import build as run_build
+
     summary = run_build(
         inputs,
         out,

@@ -7,9 +7,6 @@ from typing import Annotated
 
 import typer
 
-from kg.exporters.jsonio import read_build_source
-from kg.exporters.neo4j_csv import write_neo4j_csv
-
 from ._help import KgCommand
 from ._output import stdout
 
@@ -30,6 +27,9 @@ def neo4j_csv_cmd(
     no value contains) and one per relationship type (:START_ID, :END_ID, :TYPE);
     IMPORT.md in the same folder holds the exact neo4j-admin command.
     """
+    from kg.exporters.jsonio import read_build_source
+    from kg.exporters.neo4j_csv import write_neo4j_csv
+
     G = read_build_source(out_dir)
     export = write_neo4j_csv(G, to or Path(out_dir) / "neo4j-csv")
     files = len(export.node_files) + len(export.relationship_files)

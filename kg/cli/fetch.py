@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kg.ingest.sources import (
-    HF_URL,
-    OAI_URL,
-    QUERY_URL,
-    ArxivOai,
-    ArxivQuery,
-    FetchSummary,
-    HfDaily,
-    Page,
-    PoliteClient,
-    Politeness,
-    Source,
-    fetch_to_file,
-    user_agent,
-)
+from kg.ingest.sources.endpoints import HF_URL, OAI_URL, QUERY_URL
+
+if TYPE_CHECKING:
+    from kg.ingest.sources import FetchSummary, Page, Source
 
 from ._help import KgCommand
 from ._output import stderr, stdout
@@ -76,6 +65,8 @@ def run_fetch(
     contact: str | None,
 ) -> FetchSummary:
     """Fetch ``source`` into ``out`` with a progress line per page; print the summary."""
+    from kg.ingest.sources import PoliteClient, Politeness, fetch_to_file, user_agent
+
     politeness = Politeness(delay=delay, retries=retries, user_agent=user_agent(contact))
 
     def on_page(page: Page, summary: FetchSummary) -> None:
@@ -163,6 +154,8 @@ def arxiv_cmd(
 
         kg fetch arxiv --query "all:retrieval augmented" --max 200 -o rag.jsonl
     """
+    from kg.ingest.sources import ArxivOai, ArxivQuery
+
     if query is not None:
         if date_from or category:
             raise typer.BadParameter("--query searches; it does not take --category or --from")
@@ -208,6 +201,8 @@ def hf_daily_cmd(
         raise typer.BadParameter("give either --date DAY or --from DAY [--until DAY]")
     first = parse_date(date or date_from, "--date" if date else "--from")
     last = parse_date(date_until, "--until") if date_from else first
+    from kg.ingest.sources import HfDaily
+
     source = HfDaily(first, last, base_url=base_url)
     run_fetch(source, out, delay=1.0 if delay is None else delay, retries=retries,
               force=force, contact=contact)  # fmt: skip

@@ -7,16 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg.exporters.jsonio import read_build_source
-from kg.exporters.neo4j import (
-    DEFAULT_BATCH,
-    DEFAULT_PARALLEL,
-    Neo4jSettings,
-    apply_schema,
-    connect,
-    database_counts,
-    load_neo4j,
-)
+from kg.exporters.neo4j_settings import DEFAULT_BATCH, DEFAULT_PARALLEL, Neo4jSettings
 
 from ._help import KgCommand
 from ._output import stderr, stdout
@@ -67,6 +58,8 @@ def neo4j_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from kg.exporters.neo4j import apply_schema, connect, database_counts, load_neo4j
+
     settings = Neo4jSettings.from_env(
         uri=uri, username=username, password=password, database=database
     )
@@ -78,6 +71,8 @@ def neo4j_cmd(
             driver.close()
         stdout.print(f"{settings.uri}: constraints and indexes in place")
         return
+    from kg.exporters.jsonio import read_build_source
+
     G = read_build_source(out_dir)
     driver = connect(settings)
     total = sum(G.label_counts().values()) + sum(G.type_counts().values())

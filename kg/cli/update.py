@@ -9,16 +9,7 @@ from typing import Annotated
 import typer
 
 from kg.ingest import Skipped
-from kg.ingest.sources import (
-    HF_URL,
-    OAI_URL,
-    ArxivOai,
-    HfDaily,
-    PoliteClient,
-    Politeness,
-    user_agent,
-)
-from kg.update import update as run_update
+from kg.ingest.sources.endpoints import HF_URL, OAI_URL
 
 from ._output import progress, stderr, stdout
 from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
@@ -69,6 +60,9 @@ def update(
 
     The first update of a build needs --from.
     """
+    from kg.ingest.sources import ArxivOai, HfDaily, PoliteClient, Politeness, user_agent
+    from kg.update import update as run_update
+
     if source is SourceName.arxiv:
         url = base_url or OAI_URL
         cats = tuple(category or ())

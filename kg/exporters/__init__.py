@@ -2,4 +2,7 @@
 
 EXPORTERS = ("jsonl", "json", "ttl", "oxigraph", "ladybug", "report")
 
-__all__ = ["EXPORTERS"]
+GRAPH_JSON_MAX = 2_000_000
+"""Nodes plus relationships above which a build does not write ``graph.json``."""
+
+__all__ = ["EXPORTERS", "GRAPH_JSON_MAX"]

@@ -10,7 +10,6 @@ graph. Loading the same build twice therefore creates nothing the second time.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -22,6 +21,12 @@ from typing import Any
 import networkx as nx
 
 from kg.errors import ExportError
+from kg.exporters.neo4j_settings import (
+    DEFAULT_BATCH,
+    DEFAULT_PARALLEL,
+    DEFAULT_URI,  # noqa: F401  (kg.exporters.neo4j.DEFAULT_URI stays importable)
+    Neo4jSettings,
+)
 from kg.graph.build import MAX_EVIDENCE
 from kg.graph.model import (
     EDGE_ENDS,
@@ -44,34 +49,8 @@ __all__ = [
     "database_counts",
 ]
 
-DEFAULT_URI = "bolt://localhost:7687"
-DEFAULT_BATCH = 5000
-DEFAULT_PARALLEL = 4
 _PER_PAPER_SOURCES = ("Paper", "Result")
 _COUNT_KEYS = ("nodes_created", "relationships_created", "properties_set")
-
-
-@dataclass(frozen=True)
-class Neo4jSettings:
-    """Where and how to reach a Neo4j server."""
-
-    uri: str = DEFAULT_URI
-    username: str = "neo4j"
-    password: str | None = None
-    database: str | None = None
-
-    @classmethod
-    def from_env(cls, **overrides: Any) -> Neo4jSettings:
-        """Settings from ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``,
-        ``NEO4J_DATABASE``; keyword arguments that are not ``None`` win."""
-        values = {
-            "uri": os.environ.get("NEO4J_URI", DEFAULT_URI),
-            "username": os.environ.get("NEO4J_USERNAME", "neo4j"),
-            "password": os.environ.get("NEO4J_PASSWORD"),
-            "database": os.environ.get("NEO4J_DATABASE") or None,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
 
 
 @dataclass

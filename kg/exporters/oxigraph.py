@@ -7,12 +7,15 @@ import gc
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from kg.errors import ExportError
-from kg.graph.store import GraphSource
 from kg.tables import batched
+
+if TYPE_CHECKING:  # the store is opened for queries without networkx
+    import networkx as nx
+
+    from kg.graph.store import GraphSource
 
 __all__ = ["STORE_NAME", "StoreInfo", "write_store", "open_store", "store_path"]
 

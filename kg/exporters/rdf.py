@@ -13,6 +13,7 @@ import networkx as nx
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, SKOS, XSD
 
+from kg.exporters.namespaces import PREFIXES
 from kg.exporters.vocab import FABIO, KGD, KGO, MLS, SCHEMA
 from kg.graph.model import label_of_key
 from kg.graph.store import GraphSource, graph_source
@@ -27,18 +28,6 @@ __all__ = [
     "PREFIXES",
 ]
 
-PREFIXES = {
-    "kg": str(KGD),
-    "kgo": str(KGO._NS),
-    "mls": str(MLS._NS),
-    "fabio": str(FABIO._NS),
-    "schema": str(SCHEMA._NS),
-    "dcterms": str(DCTERMS),
-    "skos": str(SKOS),
-    "prov": str(PROV),
-    "rdf": str(RDF),
-    "xsd": str(XSD),
-}
 _CLASSES = {
     "Method": (KGO.Method, MLS.Algorithm),
     "Task": (KGO.Task, MLS.Task),

@@ -5,9 +5,11 @@ from __future__ import annotations
 from rdflib import Namespace, URIRef
 from rdflib.namespace import DefinedNamespace
 
+from kg.exporters.namespaces import PREFIXES
+
 __all__ = ["KGO", "MLS", "FABIO", "SCHEMA", "KGD"]
 
-KGD = Namespace("https://w3id.org/kg-abstracts/id/")
+KGD = Namespace(PREFIXES["kg"])
 """Namespace of kg's data: ``KGD["method/low-rank-adaptation"]``."""
 
 
@@ -15,7 +17,7 @@ class KGO(DefinedNamespace):
     """kg's ontology (``schemas/kg.ttl``)."""
 
     _fail = True
-    _NS = Namespace("https://w3id.org/kg-abstracts/ontology#")
+    _NS = Namespace(PREFIXES["kgo"])
 
     Paper: URIRef  # an abstract-bearing paper
     Method: URIRef  # an approach, model or algorithm
@@ -61,7 +63,7 @@ class MLS(DefinedNamespace):
     """The parts of ML Schema (http://www.w3.org/ns/mls#) kg uses."""
 
     _fail = True
-    _NS = Namespace("http://www.w3.org/ns/mls#")
+    _NS = Namespace(PREFIXES["mls"])
 
     Algorithm: URIRef
     Task: URIRef
@@ -76,7 +78,7 @@ class FABIO(DefinedNamespace):
     """The parts of FaBiO kg uses."""
 
     _fail = True
-    _NS = Namespace("http://purl.org/spar/fabio/")
+    _NS = Namespace(PREFIXES["fabio"])
 
     ResearchPaper: URIRef
 
@@ -85,7 +87,7 @@ class SCHEMA(DefinedNamespace):
     """The parts of schema.org kg uses."""
 
     _fail = True
-    _NS = Namespace("https://schema.org/")
+    _NS = Namespace(PREFIXES["schema"])
 
     ScholarlyArticle: URIRef
     codeRepository: URIRef

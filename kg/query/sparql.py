@@ -163,7 +163,7 @@ class SparqlEngine:
         """Run ``query`` with ``params`` bound as typed terms (``limit`` caps the rows)."""
         import pyoxigraph as ox
 
-        from kg.exporters.rdf import PREFIXES
+        from kg.exporters.namespaces import PREFIXES
 
         values, limit = _split_limit(params or {})
         substitutions = {ox.Variable(k): rdf_term(v) for k, v in values.items()}

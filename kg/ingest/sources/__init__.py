@@ -1,11 +1,14 @@
 """Sources of fresh papers: arXiv (OAI-PMH harvests, query-API searches) and Hugging Face
-Daily Papers, fetched politely and resumably into the JSON Lines ``kg build`` reads."""
+Daily Papers, fetched politely and resumably into the JSON Lines ``kg build`` reads.
 
-from kg.ingest.sources.arxiv import OAI_URL, QUERY_URL, ArxivOai, ArxivQuery
-from kg.ingest.sources.harvest import FetchSummary, Source, fetch_to_file, state_path
-from kg.ingest.sources.hf_daily import HF_URL, HfDaily
-from kg.ingest.sources.http import PoliteClient, Politeness, user_agent
-from kg.ingest.sources.paper import FetchedPaper, Page
+The names below load on first use, so that ``kg --help`` and the endpoint constants
+(``kg.ingest.sources.endpoints``) do not import the HTTP client.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = [
     "OAI_URL",
@@ -24,3 +27,31 @@ __all__ = [
     "PoliteClient",
     "user_agent",
 ]
+
+_FROM = {
+    "OAI_URL": "kg.ingest.sources.endpoints",
+    "QUERY_URL": "kg.ingest.sources.endpoints",
+    "HF_URL": "kg.ingest.sources.endpoints",
+    "ArxivOai": "kg.ingest.sources.arxiv",
+    "ArxivQuery": "kg.ingest.sources.arxiv",
+    "HfDaily": "kg.ingest.sources.hf_daily",
+    "FetchedPaper": "kg.ingest.sources.paper",
+    "Page": "kg.ingest.sources.paper",
+    "Source": "kg.ingest.sources.harvest",
+    "FetchSummary": "kg.ingest.sources.harvest",
+    "fetch_to_file": "kg.ingest.sources.harvest",
+    "state_path": "kg.ingest.sources.harvest",
+    "Politeness": "kg.ingest.sources.http",
+    "PoliteClient": "kg.ingest.sources.http",
+    "user_agent": "kg.ingest.sources.http",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM:
+        raise AttributeError(f"module 'kg.ingest.sources' has no attribute {name!r}")
+    return getattr(importlib.import_module(_FROM[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

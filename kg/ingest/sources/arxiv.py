@@ -18,6 +18,7 @@ from lxml import etree
 
 from kg.errors import FetchError
 from kg.ingest.record import Skipped
+from kg.ingest.sources.endpoints import OAI_URL, QUERY_URL
 from kg.ingest.sources.http import PoliteClient, Transient
 from kg.ingest.sources.paper import FetchedPaper, Page
 
@@ -32,10 +33,6 @@ __all__ = [
     "split_version",
 ]
 
-OAI_URL = "https://oaipmh.arxiv.org/oai"
-"""arXiv's OAI-PMH 2.0 base URL (``export.arxiv.org/oai2``, the older one, redirects)."""
-QUERY_URL = "https://export.arxiv.org/api/query"
-"""arXiv's query API (Atom 1.0 responses)."""
 
 _OAI = "http://www.openarchives.org/OAI/2.0/"
 _ARXIV = "http://arxiv.org/OAI/arXiv/"

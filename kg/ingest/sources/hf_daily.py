@@ -15,12 +15,11 @@ from typing import Any
 
 from kg.ingest.record import Skipped
 from kg.ingest.sources.arxiv import split_version
+from kg.ingest.sources.endpoints import HF_URL
 from kg.ingest.sources.http import PoliteClient, Transient
 from kg.ingest.sources.paper import FetchedPaper, Page
 
 __all__ = ["HF_URL", "HfDaily", "parse_daily_papers", "days"]
-
-HF_URL = "https://huggingface.co/api/daily_papers"
 
 
 def days(date_from: str, date_until: str | None = None) -> list[str]:
