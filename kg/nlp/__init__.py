@@ -6,8 +6,7 @@ The names below load on first use, so that importing a light module such as
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kg.lazy import lazy_names
 
 __all__ = [
     "Mention",
@@ -32,11 +31,4 @@ _FROM = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _FROM:
-        raise AttributeError(f"module 'kg.nlp' has no attribute {name!r}")
-    return getattr(importlib.import_module(_FROM[name]), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _FROM)

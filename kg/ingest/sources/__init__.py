@@ -7,8 +7,7 @@ The names below load on first use, so that ``kg --help`` and the endpoint consta
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kg.lazy import lazy_names
 
 __all__ = [
     "OAI_URL",
@@ -47,11 +46,4 @@ _FROM = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _FROM:
-        raise AttributeError(f"module 'kg.ingest.sources' has no attribute {name!r}")
-    return getattr(importlib.import_module(_FROM[name]), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _FROM)
