@@ -104,6 +104,16 @@ def test_every_sparql_twin_returns_the_rows_of_its_cypher_query(build, request):
     assert nonempty >= len(list_sparql_queries()) - 3, "most twins should answer something"
 
 
+def test_every_saved_query_shown_with_its_values_gives_the_bound_rows(sample_build):
+    """`kg sparql --show` text (values written in as terms, for endpoints that take no
+    bindings) parses and answers like the bound query, for every saved query."""
+    engine, params = SparqlEngine(sample_build), _example_params(True)
+    for q in list_sparql_queries():
+        bound = q.bind(params.get(q.name, {}))
+        shown = engine.run(render_query(q.text, bound))
+        assert _normalised(shown.rows) == _normalised(engine.run(q.text, bound).rows), q.name
+
+
 def test_mentions_with_evidence_offsets_point_at_the_words(sample_build):
     engine = SparqlEngine(sample_build)
     rows = run_saved_sparql(engine, "mentions-with-evidence", {"entity": "ImageNet"}).records()

@@ -221,7 +221,7 @@ _TOKEN = re.compile(
     r"""|<[^<>"{}|^`\\\s]*>|\#[^\n]*)|\$(?P<var>\w+)""",
     re.DOTALL,
 )
-_PROJECTING = re.compile(r"^\s*(?:\{\s*)?(?:SELECT|GROUP\s+BY)\b", re.IGNORECASE)
+_PROJECTING = re.compile(r"^\s*(?:LATERAL\s*)?(?:\{\s*)?(?:SELECT|GROUP\s+BY)\b", re.IGNORECASE)
 
 
 def render_query(text: str, params: dict[str, Any]) -> str:
