@@ -5,13 +5,16 @@ Usage:
     python benchmarks/bench_build.py --limit 0 --jobs 2          # the whole corpus
     python benchmarks/bench_build.py --limit 0 --copies 4 --jobs 2   # 287,632 abstracts
     python benchmarks/bench_build.py --limit 10000 --jobs 2 --scheduler local:2
+    python benchmarks/bench_build.py --limit 0 --copies 4 --jobs 2 --work W [--resume]
 
 Reads ../shared/corpora/ml_abstracts.jsonl.gz (never copied into the repo); ``--copies K``
 writes it K times, the ids of copy k > 0 suffixed ``-copyk`` (every copy is extracted
 again: the build sees K times as many papers). Each run is a separate process; the
 resident memory of the build process and, apart, of its worker processes is sampled
 every 0.5 s, so the report shows the peaks and whether memory grows while abstracts
-stream in.
+stream in. With ``--work W`` the input and the builds stay in W, so a build that fails
+after extracting can be finished with ``--resume`` (its report then times only what the
+resumed build did).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +40,8 @@ import json, sys, time
 from kg.build import build
 t0 = time.perf_counter()
 scheduler = sys.argv[5] or None
-summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler)
+summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler,
+                resume=sys.argv[6] == "resume")
 wall = time.perf_counter() - t0
 json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wall,
            "timings": summary.timings, "nodes": summary.nodes, "edges": summary.edges},
@@ -82,11 +88,13 @@ def write_input(limit: int, path: Path, copies: int = 1) -> int:
     return n
 
 
-def run(input_path: Path, jobs: int, out_dir: Path, scheduler: str = "") -> dict:
+def run(
+    input_path: Path, jobs: int, out_dir: Path, scheduler: str = "", resume: bool = False
+) -> dict:
     result_file = out_dir.with_suffix(".json")
     proc = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(input_path), str(out_dir), str(jobs),
-         str(result_file), scheduler]
+         str(result_file), scheduler, "resume" if resume else ""]
     )  # fmt: skip
     samples, start = [], time.perf_counter()
     while proc.poll() is None:
@@ -95,7 +103,10 @@ def run(input_path: Path, jobs: int, out_dir: Path, scheduler: str = "") -> dict
         samples.append((t, round(main + workers, 1), round(main, 1), round(workers, 1)))
         time.sleep(0.5)
     if proc.returncode != 0:
-        raise SystemExit(f"build failed with exit code {proc.returncode}")
+        raise SystemExit(
+            f"build failed with exit code {proc.returncode}; what it extracted is kept "
+            "only in a --work folder, where --resume finishes it"
+        )
     result = json.loads(result_file.read_text())
     result["peak_rss_mb"] = max((m for _, m, _, _ in samples), default=0.0)
     result["peak_main_rss_mb"] = max((m for _, _, m, _ in samples), default=0.0)
@@ -114,6 +125,17 @@ def run(input_path: Path, jobs: int, out_dir: Path, scheduler: str = "") -> dict
     return result
 
 
+@contextmanager
+def _workdir(path: Path | None) -> Iterator[Path]:
+    """A temporary folder, or ``path`` (created if needed, kept afterwards)."""
+    if path is None:
+        with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:
+            yield Path(tmp)
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    yield path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=10_000, help="abstracts (0 = all)")
@@ -124,10 +146,25 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--keep", type=Path, help="move the last run's build directory here")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="work in this folder (input and builds) instead of a temporary one, and keep it "
+        "when a build fails, so that --resume can finish it",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --work: reuse its input and resume its unfinished builds (kg build --resume)",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:
-        tmpdir = Path(tmp)
-        n = write_input(args.limit, tmpdir / "input.jsonl", args.copies)
+    if args.resume and not args.work:
+        parser.error("--resume needs --work (the folder of the unfinished run)")
+    with _workdir(args.work) as tmpdir:
+        if args.resume and (tmpdir / "input.jsonl").is_file():
+            n = sum(1 for _ in open(tmpdir / "input.jsonl", encoding="utf-8"))
+        else:
+            n = write_input(args.limit, tmpdir / "input.jsonl", args.copies)
         print(f"input: {n} abstracts from {CORPUS.name}", flush=True)
         results = []
         runs = [(j, "") for j in args.jobs] + [(1, s) for s in args.scheduler]
@@ -135,7 +172,9 @@ def main() -> None:
         for jobs, scheduler in runs:
             name = f"out-{scheduler.replace(':', '')}" if scheduler else f"out-j{jobs}"
             last = tmpdir / name
-            res = run(tmpdir / "input.jsonl", jobs, last, scheduler)
+            partial = last.parent / f".{last.name}.partial"
+            res = run(tmpdir / "input.jsonl", jobs, last, scheduler,
+                      resume=args.resume and partial.is_dir())  # fmt: skip
             results.append(res)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in res["timings"].items())
             growth = ""
