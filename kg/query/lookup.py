@@ -52,13 +52,6 @@ def _labels(label: str) -> str:
     return "|".join(ENTITY_LABELS) if label == "entity" else label
 
 
-_SPARQL_PREFIXES = (
-    "PREFIX kgo: <https://w3id.org/kg-abstracts/ontology#>\n"
-    "PREFIX skos: <http://www.w3.org/2004/02/skos/core#>\n"
-    "PREFIX dcterms: <http://purl.org/dc/terms/>\n"
-)
-
-
 def _classes(label: str) -> str:
     return " ".join(f"kgo:{lab}" for lab in (ENTITY_LABELS if label == "entity" else (label,)))
 
@@ -73,19 +66,20 @@ def _exists_sparql(engine: Engine, label: str, value: str) -> bool:
         query = (
             f"SELECT ?e $v WHERE {{ VALUES ?class {{ {_classes(label)} }} "
             "{ ?e kgo:key $v } UNION { ?e skos:altLabel $v } "
-            "UNION { ?e skos:prefLabel ?l FILTER(LCASE(?l) = LCASE($v)) } ?e a ?class } LIMIT 1"
+            "UNION { BIND(LCASE($v) AS ?f) LATERAL { ?e kgo:foldedName ?f } } "
+            "?e a ?class } LIMIT 1"
         )
-    return bool(engine.run(_SPARQL_PREFIXES + query, {"v": value}).rows)
+    return bool(engine.run(query, {"v": value}).rows)
 
 
 def _names_query(engine: Engine, label: str) -> str:
     if engine.name == "sparql":
         if label == "Paper":
-            return _SPARQL_PREFIXES + (
+            return (
                 "SELECT ?name ?title WHERE { ?p a kgo:Paper ; dcterms:identifier ?name . "
                 'OPTIONAL { ?p dcterms:title ?t } BIND(COALESCE(?t, "") AS ?title) }'
             )
-        return _SPARQL_PREFIXES + (
+        return (
             f"SELECT ?name ?papers WHERE {{ VALUES ?class {{ {_classes(label)} }} "
             "?e a ?class ; skos:prefLabel ?name ; kgo:support ?papers }"
         )
