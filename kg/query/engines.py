@@ -48,7 +48,14 @@ class LadybugEngine:
         try:
             result = self._conn.execute(query, parameters=params or {})
         except RuntimeError as exc:
-            raise KgError(f"LadybugDB ({self.path}): {exc}") from exc
+            hint = ""
+            if "storage type 'fwd'" in str(exc):
+                hint = (
+                    " This build is big enough that its store keeps MENTIONS and PROPOSES"
+                    " forward only: give the pattern a direction, e.g. (p:Paper)-[r]->(e),"
+                    " or ask Neo4j (`kg load neo4j`, then `kg query --neo4j`)."
+                )
+            raise KgError(f"LadybugDB ({self.path}): {exc}{hint}") from exc
         columns = result.get_column_names()
         rows = []
         while result.has_next():
