@@ -68,7 +68,7 @@ buckets by a hash of their key and copied bucket after bucket, so a bucket's nod
 side by side in the table; each relationship table is then copied one bucket of its
 source nodes at a time, so a ``COPY`` adds to the few node groups its bucket lives in
 (with :data:`FORWARD_ONLY` tables kept forward only, the checkpoint's memory stays flat:
-a synthetic 288k-paper, 3.45M-MENTIONS store loads in 150 s at a 748 MB peak)."""
+a synthetic 288k-paper, 3.45M-MENTIONS store loads in 150 s at a 766 MB peak)."""
 
 _MEMORY_ROWS = 20_000
 """CSV rows held in memory across all buckets before they are appended to their files."""

@@ -50,8 +50,11 @@ class LadybugEngine:
         except RuntimeError as exc:
             hint = ""
             if "storage type 'fwd'" in str(exc):
+                from kg.exporters.ladybug import FORWARD_ONLY
+
+                tables = " and ".join(sorted(FORWARD_ONLY))
                 hint = (
-                    " This build is big enough that its store keeps MENTIONS and PROPOSES"
+                    f" This build is big enough that its store keeps {tables}"
                     " forward only: give the pattern a direction, e.g. (p:Paper)-[r]->(e),"
                     " or ask Neo4j (`kg load neo4j`, then `kg query --neo4j`)."
                 )
