@@ -150,6 +150,24 @@ def merge_edge_tables(
     return out.written
 
 
+def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:
+    """Return the row groups of ``parquet`` that may hold rows with ``where=(column,
+    value)``, by the column's min/max statistics (edge tables are sorted by type, so a
+    reader of one type decodes a few row groups instead of all of them)."""
+    groups = list(range(parquet.metadata.num_row_groups))
+    if where is None:
+        return groups
+    column, value = where
+    index = parquet.schema_arrow.get_field_index(column)
+    kept = []
+    for i in groups:
+        stats = parquet.metadata.row_group(i).column(index).statistics
+        if stats is not None and stats.has_min_max and not stats.min <= value <= stats.max:
+            continue
+        kept.append(i)
+    return kept
+
+
 class GraphTables:
     """Read the graph tables a build wrote under ``directory`` (``OUT/tables``)."""
 
@@ -168,8 +186,11 @@ class GraphTables:
         wanted = columns if where is None or where[0] in columns else [*columns, where[0]]
         for file in [path] if path.is_file() else shard_files(path):
             parquet = pq.ParquetFile(file)
+            groups = _row_groups(parquet, where)
+            if not groups:
+                continue
             for batch in parquet.iter_batches(
-                batch_size=_READ_BATCH, columns=wanted, use_threads=False
+                batch_size=_READ_BATCH, row_groups=groups, columns=wanted, use_threads=False
             ):
                 if where is not None:
                     batch = batch.filter(pc.equal(batch.column(where[0]), where[1]))
