@@ -158,7 +158,11 @@ def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:
     if where is None:
         return groups
     column, value = where
-    index = parquet.schema_arrow.get_field_index(column)
+    # the Parquet (leaf) column, not the arrow field: a list column before it shifts those
+    paths = [parquet.metadata.schema.column(j).path for j in range(parquet.metadata.num_columns)]
+    if column not in paths:
+        return groups
+    index = paths.index(column)
     kept = []
     for i in groups:
         stats = parquet.metadata.row_group(i).column(index).statistics
