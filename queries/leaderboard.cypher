@@ -3,11 +3,10 @@
 // Param: $dataset e.g. "ImageNet" -- a Dataset name, alias or key
 // Param: $metric = "" -- part of the metric name, e.g. "accuracy"; empty for every metric
 // Param: $lower_is_better = false -- true for errors, losses and other lower-is-better metrics
-MATCH (r:Result)-[:ON_DATASET]->(d:Dataset)
+MATCH (p:Paper)-[:REPORTS]->(r:Result)-[:ON_DATASET]->(d:Dataset)
 WHERE (d.key = $dataset OR lower(d.name) = lower($dataset) OR $dataset IN d.aliases)
   AND r.delta = false
   AND ($metric = '' OR lower(coalesce(r.metric_name, '')) CONTAINS lower($metric))
-MATCH (p:Paper)-[:REPORTS]->(r)
 OPTIONAL MATCH (r)-[:FOR_METHOD]->(m:Method)
 WITH r, d, p, m, CASE WHEN $lower_is_better THEN r.value ELSE 0 - r.value END AS rank_value
 RETURN coalesce(m.name, '') AS method, r.value AS value, r.unit AS unit,

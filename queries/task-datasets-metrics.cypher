@@ -2,8 +2,13 @@
 // Answers: Which benchmarks and metrics are used for a task, and in how many papers?
 // Param: $task e.g. "image classification" -- a Task name, alias or key
 // Param: $min_confidence = 0.0 -- leave out relations whose best evidence has a lower confidence (0-1)
-MATCH (t:Task)-[r:BENCHMARK_FOR|MEASURED_BY]-(x:Dataset|Metric)
-WHERE (t.key = $task OR lower(t.name) = lower($task) OR $task IN t.aliases)
+// Both directions are matched forward (Dataset -> Task, Task -> Metric) so stores that keep
+// big relationship tables forward only can answer.
+MATCH (t:Task)
+WHERE t.key = $task OR lower(t.name) = lower($task) OR $task IN t.aliases
+MATCH (a:Dataset|Task)-[r:BENCHMARK_FOR|MEASURED_BY]->(b:Task|Metric)
+WHERE ((a.type = 'Dataset' AND b.key = t.key) OR (a.key = t.key AND b.type = 'Metric'))
   AND r.confidence >= $min_confidence
+WITH r, CASE WHEN a.key = t.key THEN b ELSE a END AS x
 RETURN x.type AS kind, x.name AS name, r.support AS papers
 ORDER BY kind, papers DESC, name

@@ -10,6 +10,7 @@ import pytest
 from kg.errors import KgError
 from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j import load_neo4j
+from kg.graph.model import EDGE_ENDS
 from kg.ingest.record import paper_id_for
 from kg.query import LadybugEngine, Neo4jEngine, get_query, list_queries, run_saved
 from kg.query.saved import parse_query
@@ -296,7 +297,7 @@ def test_min_confidence_keeps_only_the_more_likely_relations(sample_build, neo4j
 def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     sample_build, tmp_path, monkeypatch
 ):
-    """The way a big build writes its store (MENTIONS and PROPOSES forward only, nodes and
+    """The way a big build writes its store (relationship tables forward only, nodes and
     relationships copied in many buckets) changes no saved query's answer on the sample,
     except path-between, whose undirected pattern LadybugDB refuses with a hint."""
     import kg.exporters.ladybug as ladybug_export
@@ -312,6 +313,12 @@ def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     full, forward = LadybugEngine(sample_build), LadybugEngine(store)
     ddl = forward.run("CALL show_tables() RETURN name").rows
     assert ("MENTIONS",) in ddl
+    for rtype in EDGE_ENDS:  # each table was created forward only, by the size rule
+        info = forward.run(f"CALL table_info('{rtype}') RETURN storage_direction LIMIT 1")
+        assert info.rows == [("fwd",)], rtype
+    # a build of ordinary size keeps both directions
+    info = full.run("CALL table_info('MENTIONS') RETURN storage_direction LIMIT 1")
+    assert info.rows == [("both",)]
     params = _example_params(True)
     compared = 0
     for q in list_queries():

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import re
+import sys
 import tempfile
 import zlib
 from collections import defaultdict
@@ -21,54 +22,88 @@ from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_propert
 from kg.graph.store import GraphSource, graph_source
 from kg.tables import batched
 
-__all__ = ["schema_ddl", "write_database", "open_database", "run_query", "DB_NAME"]
+__all__ = [
+    "schema_ddl",
+    "node_table_ddl",
+    "rel_table_ddl",
+    "forward_only_tables",
+    "write_database",
+    "open_database",
+    "run_query",
+    "DB_NAME",
+]
 
 DB_NAME = "graph.lbdb"
 _SAFE_LIST_ITEM = re.compile(r"^[^,\[\]{}'\"\\\n\r]*$")
 _BATCH = 2000
 
 
-FORWARD_ONLY = frozenset({"MENTIONS", "PROPOSES"})
-"""Relationship tables that a big build stores forward only (``storage_direction = 'fwd'``):
-a paper's links to the entities it names. Their targets are spread over every entity, so
-with a backward index each ``COPY`` into the table rewrites all of it at the checkpoint,
-and the buffer pool runs out as the table grows (a 288k-abstract build failed so in
-MENTIONS). LadybugDB still matches them from the entity side, by scanning the forward
-lists, but refuses undirected patterns over them (``(a)-[*]-(b)``, path-between)."""
+WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
+"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
+512; 0 lets LadybugDB take most of the machine's memory)."""
 
-FORWARD_ONLY_ABOVE = int(os.environ.get("KG_LADYBUG_FORWARD_ONLY_ABOVE", "700000"))
-"""A table of :data:`FORWARD_ONLY` with more relationships than this is stored forward
-only (``KG_LADYBUG_FORWARD_ONLY_ABOVE``); smaller builds keep both directions. The 71,908
-abstracts have 580,920 MENTIONS and load with both (101 s, 938 MB peak); four copies of
-them failed with both after about 800,000."""
+FORWARD_ONLY_ABOVE = (
+    int(os.environ["KG_LADYBUG_FORWARD_ONLY_ABOVE_MB"]) * 2**20
+    if os.environ.get("KG_LADYBUG_FORWARD_ONLY_ABOVE_MB")
+    else WRITE_BUFFER_POOL // 4 or sys.maxsize
+)
+"""A relationship table whose rows (as the CSV copied in, for its biggest pair of labels)
+weigh more than this many bytes is stored forward only (``storage_direction = 'fwd'``;
+``KG_LADYBUG_FORWARD_ONLY_ABOVE_MB``; by default a quarter of :data:`WRITE_BUFFER_POOL`, and
+no limit when the pool is unbounded). The backward lists of such a table are spread
+over every node group of its targets, so each ``COPY`` into it rewrites them all at the
+checkpoint, and the pool runs out as the table grows: a 288k-abstract build failed so in
+MENTIONS, then in USES, whose rows grow with their papers and evidence, not in number
+(a synthetic USES of 181,900 rows and 325 MB failed after 180 MB with a 512 MB pool, in
+one ``COPY`` as in nine). LadybugDB refuses undirected patterns over such a table
+(``(a)-[*]-(b)``, path-between) and fails a directed one it would walk backward from a
+node an earlier clause bound (``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``);
+the saved queries other than path-between are written to avoid both."""
 
 
 def schema_ddl(forward_only: frozenset[str] = frozenset()) -> list[str]:
     """Return the ``CREATE NODE/REL TABLE`` statements of kg's fixed model, the
     relationship types in ``forward_only`` stored forward only."""
+    return [node_table_ddl(label) for label in NODE_LABELS] + [
+        rel_table_ddl(rtype, rtype in forward_only) for rtype in EDGE_ENDS
+    ]
+
+
+def node_table_ddl(label: str) -> str:
+    """Return the ``CREATE NODE TABLE`` statement of node label ``label``."""
+    cols = ", ".join(f"`{k}` {t}" for k, t in NODE_PROPERTIES[label].items())
+    return f"CREATE NODE TABLE {label}({cols}, PRIMARY KEY(key))"
+
+
+def rel_table_ddl(rtype: str, forward_only: bool = False) -> str:
+    """Return the ``CREATE REL TABLE`` statement of relationship type ``rtype``."""
+    props = ", ".join(f"`{k}` {t}" for k, t in edge_properties(rtype).items())
+    pairs = ", ".join(f"FROM {a} TO {b}" for a, b in EDGE_ENDS[rtype])
+    fwd = " WITH (storage_direction='fwd')" if forward_only else ""
+    return f"CREATE REL TABLE {rtype}({pairs}, {props}){fwd}"
+
+
+def forward_only_tables(conn) -> list[str]:
+    """Return the relationship tables of an open store that are stored forward only."""
+    tables = conn.execute("CALL show_tables() WHERE type = 'REL' RETURN name")
+    names = []
+    while tables.has_next():
+        names.append(tables.get_next()[0])
     out = []
-    for label in NODE_LABELS:
-        cols = ", ".join(f"`{k}` {t}" for k, t in NODE_PROPERTIES[label].items())
-        out.append(f"CREATE NODE TABLE {label}({cols}, PRIMARY KEY(key))")
-    for rtype, ends in EDGE_ENDS.items():
-        props = ", ".join(f"`{k}` {t}" for k, t in edge_properties(rtype).items())
-        pairs = ", ".join(f"FROM {a} TO {b}" for a, b in ends)
-        fwd = " WITH (storage_direction='fwd')" if rtype in forward_only else ""
-        out.append(f"CREATE REL TABLE {rtype}({pairs}, {props}){fwd}")
-    return out
+    for name in names:
+        info = conn.execute(f"CALL table_info('{name}') RETURN storage_direction LIMIT 1")
+        if info.has_next() and info.get_next()[0] == "fwd":
+            out.append(name)
+    return sorted(out)
 
-
-WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
-"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
-512; 0 lets LadybugDB take most of the machine's memory)."""
 
 BUCKET_NODES = 20_000
 """Nodes per bucket when a build writes the store. The nodes of each label are split into
 buckets by a hash of their key and copied bucket after bucket, so a bucket's nodes sit
 side by side in the table; each relationship table is then copied one bucket of its
 source nodes at a time, so a ``COPY`` adds to the few node groups its bucket lives in
-(with :data:`FORWARD_ONLY` tables kept forward only, the checkpoint's memory stays flat:
-a synthetic 288k-paper, 3.45M-MENTIONS store loads in 150 s at a 766 MB peak)."""
+(with tables over :data:`FORWARD_ONLY_ABOVE` kept forward only, the checkpoint's memory
+stays flat: a synthetic 288k-paper, 3.45M-MENTIONS store loads in 150 s at a 766 MB peak)."""
 
 _MEMORY_ROWS = 20_000
 """CSV rows held in memory across all buckets before they are appended to their files."""
@@ -142,6 +177,14 @@ class _Buckets:
         self._pending.clear()
         self._held = 0
 
+    def sizes(self) -> dict[Any, int]:
+        """Return the bytes written so far per part (all buckets together)."""
+        self._write()
+        out: dict[Any, int] = defaultdict(int)
+        for (_, part), file in self._files.items():
+            out[part] += file.stat().st_size
+        return dict(out)
+
     def files(self) -> Iterator[tuple[Any, Path]]:
         """Yield ``(part, file)`` bucket by bucket (parts in the order first seen), then
         forget them; the caller copies and may delete each file."""
@@ -156,16 +199,14 @@ def write_database(
 ) -> dict[str, int]:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
     streamed one label and one relationship type at a time and copied in buckets of about
-    :data:`BUCKET_NODES` nodes); return rows loaded per table. Tables of
-    :data:`FORWARD_ONLY` with more than ``forward_only_above`` relationships (default
-    :data:`FORWARD_ONLY_ABOVE`) are stored forward only."""
+    :data:`BUCKET_NODES` nodes); return rows loaded per table. A relationship table whose
+    rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
+    :data:`FORWARD_ONLY_ABOVE`) is stored forward only."""
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
-    sizes = source.type_counts()
-    forward_only = frozenset(t for t in FORWARD_ONLY if sizes.get(t, 0) > above)
     conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL)
-    for stmt in schema_ddl(forward_only):
-        conn.execute(stmt)
+    for label in NODE_LABELS:
+        conn.execute(node_table_ddl(label))
     n_buckets = {label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()}
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
@@ -173,7 +214,7 @@ def write_database(
         for label in NODE_LABELS:
             counts[label] = _copy_nodes(conn, source, label, n_buckets.get(label, 1), tmpdir)
         for rtype, ends in EDGE_ENDS.items():
-            counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir))
+            counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
     return counts
 
 
@@ -210,8 +251,16 @@ def _copy_nodes(conn, source: GraphSource, label: str, buckets: int, tmpdir: Pat
 
 
 def _copy_edges(
-    conn, source: GraphSource, rtype: str, ends, n_buckets: dict[str, int], tmpdir: Path
+    conn,
+    source: GraphSource,
+    rtype: str,
+    ends,
+    n_buckets: dict[str, int],
+    tmpdir: Path,
+    forward_only_above: int,
 ) -> dict[str, int]:
+    """Create the table of ``rtype`` (forward only when the rows of one pair of labels weigh
+    more than ``forward_only_above`` bytes) and copy its relationships in."""
     props = list(edge_properties(rtype))
     rows = _Buckets(tmpdir, rtype, ["from", "to", *props])
     n_pair: dict[tuple[str, str], int] = defaultdict(int)
@@ -231,6 +280,8 @@ def _copy_edges(
         }
         rows.add(_bucket(u, n_buckets.get(a, 1)), (a, b),
                  [u, v, *(cells.get(k, "") for k in props)])  # fmt: skip
+    weight = rows.sizes()
+    conn.execute(rel_table_ddl(rtype, max(weight.values(), default=0) > forward_only_above))
     for (a, b), file in rows.files():
         _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "")
         file.unlink()

@@ -49,10 +49,10 @@ class LadybugEngine:
             result = self._conn.execute(query, parameters=params or {})
         except RuntimeError as exc:
             hint = ""
-            if "storage type 'fwd'" in str(exc):
-                from kg.exporters.ladybug import FORWARD_ONLY
+            if "storage type 'fwd'" in str(exc) or "get bwd data" in str(exc):
+                from kg.exporters.ladybug import forward_only_tables
 
-                tables = " and ".join(sorted(FORWARD_ONLY))
+                tables = ", ".join(forward_only_tables(self._conn))
                 hint = (
                     f" This build is big enough that its store keeps {tables}"
                     " forward only: give the pattern a direction, e.g. (p:Paper)-[r]->(e),"
