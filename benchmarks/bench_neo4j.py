@@ -87,8 +87,7 @@ def main() -> None:
         settings = Neo4jSettings.from_env()
     driver = connect(settings)
     try:
-        _empty(driver)
-        apply_schema(driver, settings.database)
+        _empty(driver)  # load_neo4j creates the schema: constraints first, indexes at the end
         for run in ("first load",) if args.skip_reload else ("first load", "reload"):
             t0 = time.perf_counter()
             summary = load_neo4j(

@@ -109,10 +109,12 @@ def schema_statements() -> list[str]:
     return [s.strip() for s in text.split(";") if s.strip()]
 
 
-def apply_schema(driver, database: str | None = None) -> None:
-    """Create kg's constraints and indexes (idempotent) and wait until they are online."""
+def apply_schema(driver, database: str | None = None, *, indexes: bool = True) -> None:
+    """Create kg's constraints and, unless ``indexes`` is false, its other indexes
+    (idempotent); wait until they are online."""
     for stmt in schema_statements():
-        driver.execute_query(stmt, database_=database)
+        if indexes or stmt.upper().startswith("CREATE CONSTRAINT"):
+            driver.execute_query(stmt, database_=database)
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
 
 
@@ -347,7 +349,10 @@ def load_neo4j(
         raise ValueError("parallel must be at least 1")
     source = graph_source(G)
     summary = LoadSummary()
-    apply_schema(driver, database)
+    # MERGE needs the key constraints; the name and full-text indexes are created after
+    # the load, so that a first load does not update them node by node (nothing changes
+    # when they are already there)
+    apply_schema(driver, database, indexes=False)
 
     known: set[str] = set()
     n_papers = 0
@@ -387,10 +392,10 @@ def load_neo4j(
                 done(step_, n_, fut.result(), node=node)
 
         def node_tasks(label: str):
-            query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
             rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
             for batch in batched(rows, batch_size):
-                yield label, len(batch), partial(_node_batch, driver, database, label, query, batch)
+                fn = partial(_node_batch, driver, database, label, batch, known)
+                yield label, len(batch), fn
 
         for label in ("Paper", "Result"):
             run_all(node_tasks(label), node=True)
@@ -438,6 +443,7 @@ def load_neo4j(
                     yield f"recount {label}", 0, fn
 
         run_all(recount_tasks(), node=True)
+    apply_schema(driver, database)
     return summary
 
 
@@ -446,26 +452,64 @@ def _recount_batch(driver, database, label, keys):
     return []
 
 
-def _node_batch(driver, database, label, query, batch):
-    return [(label, _run_write(driver, database, query, batch))]
+def _create_nodes(driver, database, label, rows):
+    """CREATE nodes that cannot be in the database yet (the key constraint still holds)."""
+    query = f"UNWIND $rows AS row CREATE (n:{label}) SET n = row.props, n.key = row.key"
+    return (label, _run_write(driver, database, query, rows))
+
+
+def _node_batch(driver, database, label, batch, known: set[str]):
+    """Papers new to the database, and their results, are CREATEd; those of a paper
+    loaded before are MERGEd."""
+
+    def paper_of(row) -> str:
+        return row["key"] if label == "Paper" else f"paper:{row['props']['paper_id']}"
+
+    new = [r for r in batch if paper_of(r) not in known]
+    old = [r for r in batch if paper_of(r) in known]
+    out = []
+    if new:
+        out.append(_create_nodes(driver, database, label, new))
+    if old:
+        query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
+        out.append((label, _run_write(driver, database, query, old)))
+    return out
 
 
 def _entity_batch(driver, database, label, batch, existing: set[str]):
+    """An entity new to the database is CREATEd with this build's names and counts; one
+    already there gains the aliases it lacks (its counts are recounted at the end)."""
     records, _, _ = driver.execute_query(
         f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key",
         keys=[r["key"] for r in batch],
         database_=database,
     )
-    existing.update(r["key"] for r in records)  # set.update is atomic under the GIL
-    query = (
-        f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) "
-        "ON CREATE SET n.name = row.name, n.type = row.type, n.aliases = [], "
-        "n.benchmark = false, n.support = row.support, n.mention_count = row.mentions, "
-        "n.proposed_count = row.proposed "
-        "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
-        "n.benchmark = n.benchmark OR row.benchmark"
-    )
-    return [(label, _run_write(driver, database, query, batch))]
+    found = {r["key"] for r in records}
+    existing.update(found)  # set.update is atomic under the GIL
+    new = [
+        {
+            "key": r["key"],
+            "props": {
+                "name": r["name"], "type": r["type"], "aliases": r["aliases"],
+                "benchmark": r["benchmark"], "support": r["support"],
+                "mention_count": r["mentions"], "proposed_count": r["proposed"],
+            },
+        }
+        for r in batch
+        if r["key"] not in found
+    ]  # fmt: skip
+    old = [r for r in batch if r["key"] in found]
+    out = []
+    if new:
+        out.append(_create_nodes(driver, database, label, new))
+    if old:
+        query = (
+            f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) "
+            "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
+            "n.benchmark = n.benchmark OR row.benchmark"
+        )
+        out.append((label, _run_write(driver, database, query, old)))
+    return out
 
 
 def _ends(a: str, b: str) -> str:
