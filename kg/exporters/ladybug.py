@@ -61,11 +61,11 @@ node an earlier clause bound (``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]-
 the saved queries other than path-between are written to avoid both."""
 
 
-def schema_ddl(forward_only: frozenset[str] = frozenset()) -> list[str]:
-    """Return the ``CREATE NODE/REL TABLE`` statements of kg's fixed model, the
-    relationship types in ``forward_only`` stored forward only."""
+def schema_ddl() -> list[str]:
+    """Return the ``CREATE NODE/REL TABLE`` statements of kg's fixed model (both
+    directions; :func:`write_database` decides per table when it writes the store)."""
     return [node_table_ddl(label) for label in NODE_LABELS] + [
-        rel_table_ddl(rtype, rtype in forward_only) for rtype in EDGE_ENDS
+        rel_table_ddl(rtype) for rtype in EDGE_ENDS
     ]
 
 

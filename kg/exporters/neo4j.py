@@ -408,13 +408,15 @@ def load_neo4j(
             rows = (
                 {
                     "key": k,
-                    "name": d["name"],
-                    "type": label,
-                    "aliases": list(d.get("aliases") or []),
-                    "benchmark": bool(d.get("benchmark")),
-                    "support": int(d.get("support") or 0),
-                    "mentions": int(d.get("mention_count") or 0),
-                    "proposed": int(d.get("proposed_count") or 0),
+                    "props": {
+                        "name": d["name"],
+                        "type": label,
+                        "aliases": list(d.get("aliases") or []),
+                        "benchmark": bool(d.get("benchmark")),
+                        "support": int(d.get("support") or 0),
+                        "mention_count": int(d.get("mention_count") or 0),
+                        "proposed_count": int(d.get("proposed_count") or 0),
+                    },
                 }
                 for k, d in source.nodes(label)
             )
@@ -452,6 +454,15 @@ def _recount_batch(driver, database, label, keys):
     return []
 
 
+def _split(rows: list[dict[str, Any]], is_old: Callable[[dict[str, Any]], bool]):
+    """Return ``(new, old)``: the rows for which ``is_old`` is false, and the others."""
+    new: list[dict[str, Any]] = []
+    old: list[dict[str, Any]] = []
+    for row in rows:
+        (old if is_old(row) else new).append(row)
+    return new, old
+
+
 def _create_nodes(driver, database, label, rows):
     """CREATE nodes that cannot be in the database yet (the key constraint still holds)."""
     query = f"UNWIND $rows AS row CREATE (n:{label}) SET n = row.props, n.key = row.key"
@@ -465,8 +476,7 @@ def _node_batch(driver, database, label, batch, known: set[str]):
     def paper_of(row) -> str:
         return row["key"] if label == "Paper" else f"paper:{row['props']['paper_id']}"
 
-    new = [r for r in batch if paper_of(r) not in known]
-    old = [r for r in batch if paper_of(r) in known]
+    new, old = _split(batch, lambda r: paper_of(r) in known)
     out = []
     if new:
         out.append(_create_nodes(driver, database, label, new))
@@ -486,27 +496,15 @@ def _entity_batch(driver, database, label, batch, existing: set[str]):
     )
     found = {r["key"] for r in records}
     existing.update(found)  # set.update is atomic under the GIL
-    new = [
-        {
-            "key": r["key"],
-            "props": {
-                "name": r["name"], "type": r["type"], "aliases": r["aliases"],
-                "benchmark": r["benchmark"], "support": r["support"],
-                "mention_count": r["mentions"], "proposed_count": r["proposed"],
-            },
-        }
-        for r in batch
-        if r["key"] not in found
-    ]  # fmt: skip
-    old = [r for r in batch if r["key"] in found]
+    new, old = _split(batch, lambda r: r["key"] in found)
     out = []
     if new:
         out.append(_create_nodes(driver, database, label, new))
     if old:
         query = (
             f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) "
-            "SET n.aliases = n.aliases + [a IN row.aliases WHERE NOT a IN n.aliases], "
-            "n.benchmark = n.benchmark OR row.benchmark"
+            "SET n.aliases = n.aliases + [a IN row.props.aliases WHERE NOT a IN n.aliases], "
+            "n.benchmark = n.benchmark OR row.props.benchmark"
         )
         out.append((label, _run_write(driver, database, query, old)))
     return out
@@ -525,8 +523,7 @@ def _create_edges(driver, database, rtype, a, b, rows):
 def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
     """A paper new to the database has none of its edges there yet: CREATE them; a paper
     loaded before MERGEs its edges."""
-    new = [r for r in batch if f"paper:{r['props']['papers'][0]}" not in known]
-    old = [r for r in batch if f"paper:{r['props']['papers'][0]}" in known]
+    new, old = _split(batch, lambda r: f"paper:{r['props']['papers'][0]}" in known)
     out = []
     if new:
         out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
@@ -539,8 +536,7 @@ def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
 def _shared_edges(driver, database, rtype, a, b, batch, existing: dict[str, set[str]]):
     """A relation with an end that is new to the database cannot be there yet: CREATE it;
     one between two entities loaded before is merged with what the database holds."""
-    new = [r for r in batch if r["u"] not in existing[a] or r["v"] not in existing[b]]
-    old = [r for r in batch if r["u"] in existing[a] and r["v"] in existing[b]]
+    new, old = _split(batch, lambda r: r["u"] in existing[a] and r["v"] in existing[b])
     out = []
     if new:
         out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
