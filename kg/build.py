@@ -559,6 +559,16 @@ def _build_into(
         from kg.exporters import ladybug
 
         ladybug.write_database(source, tmp / "graph.lbdb")
+        conn = ladybug.open_database(tmp / "graph.lbdb", read_only=True)
+        forward = ladybug.forward_only_tables(conn)
+        conn.close()
+        del conn
+        if forward:
+            summary.notes.append(
+                f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both "
+                "directions in its write buffer pool): undirected patterns over them, such "
+                "as path-between, need Neo4j"
+            )
         timings["ladybug"] = time.perf_counter() - t0
         release_memory()
     if "report" in exporters:

@@ -45,17 +45,18 @@ WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
 FORWARD_ONLY_ABOVE = (
     int(os.environ["KG_LADYBUG_FORWARD_ONLY_ABOVE_MB"]) * 2**20
     if os.environ.get("KG_LADYBUG_FORWARD_ONLY_ABOVE_MB")
-    else WRITE_BUFFER_POOL // 4 or sys.maxsize
+    else WRITE_BUFFER_POOL // 8 or sys.maxsize
 )
 """A relationship table whose rows (as the CSV copied in, for its biggest pair of labels)
 weigh more than this many bytes is stored forward only (``storage_direction = 'fwd'``;
-``KG_LADYBUG_FORWARD_ONLY_ABOVE_MB``; by default a quarter of :data:`WRITE_BUFFER_POOL`, and
+``KG_LADYBUG_FORWARD_ONLY_ABOVE_MB``; by default an eighth of :data:`WRITE_BUFFER_POOL`, and
 no limit when the pool is unbounded). The backward lists of such a table are spread
 over every node group of its targets, so each ``COPY`` into it rewrites them all at the
 checkpoint, and the pool runs out as the table grows: a 288k-abstract build failed so in
 MENTIONS, then in USES, whose rows grow with their papers and evidence, not in number
 (a synthetic USES of 181,900 rows and 325 MB failed after 180 MB with a 512 MB pool, in
-one ``COPY`` as in nine). LadybugDB refuses undirected patterns over such a table
+one ``COPY`` as in nine), and with a quarter of the pool as the limit, in a smaller table
+copied after the 288k build's nodes were in. LadybugDB refuses undirected patterns over such a table
 (``(a)-[*]-(b)``, path-between) and fails a directed one it would walk backward from a
 node an earlier clause bound (``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``);
 the saved queries other than path-between are written to avoid both."""
@@ -281,9 +282,19 @@ def _copy_edges(
         rows.add(_bucket(u, n_buckets.get(a, 1)), (a, b),
                  [u, v, *(cells.get(k, "") for k in props)])  # fmt: skip
     weight = rows.sizes()
-    conn.execute(rel_table_ddl(rtype, max(weight.values(), default=0) > forward_only_above))
+    forward_only = max(weight.values(), default=0) > forward_only_above
+    conn.execute(rel_table_ddl(rtype, forward_only))
     for (a, b), file in rows.files():
-        _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "")
+        try:
+            _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "")
+        except RuntimeError as err:
+            raise ExportError(
+                f"LadybugDB could not copy {rtype} ({a} -> {b}, "
+                f"{weight.get((a, b), 0) / 2**20:.0f} MB of CSV, "
+                f"{'forward only' if forward_only else 'both directions'}): {err}; "
+                "a bigger KG_LADYBUG_MEMORY_MB or a smaller KG_LADYBUG_FORWARD_ONLY_ABOVE_MB "
+                "may let it through"
+            ) from err
         file.unlink()
     assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
     for a, b, u, v, data in slow:
