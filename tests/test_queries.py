@@ -294,6 +294,44 @@ def test_min_confidence_keeps_only_the_more_likely_relations(sample_build, neo4j
     assert shrunk >= 1
 
 
+def test_a_store_too_big_for_its_buffer_pool_fails_naming_the_table(
+    sample_build, tmp_path, monkeypatch
+):
+    """When LadybugDB runs out of its write buffer pool, the error says which table, how
+    big its bucket was and which settings to change, instead of LadybugDB's bare message."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.errors import ExportError
+    from kg.graph.store import GraphTables
+
+    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
+    with pytest.raises(ExportError) as err:
+        ladybug_export.write_database(GraphTables(sample_build / "tables"), tmp_path / "s.lbdb")
+    message = str(err.value)
+    assert re.search(r"could not copy \w+ .*MB bucket, with a 8 MB buffer pool", message)
+    assert "buffer pool is full" in message and "KG_LADYBUG_MEMORY_MB" in message
+
+
+def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
+    """A build that stores relationship tables forward only says so in its report, since
+    undirected patterns over them (path-between) are refused; a small build says nothing."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.build import build
+
+    papers = tmp_path / "in.txt"
+    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    exporters = ("jsonl", "ladybug", "report")
+    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    assert not [n for n in plain.notes if "forward only" in n]
+    monkeypatch.setattr(ladybug_export, "FORWARD_ONLY_ABOVE", 0)
+    summary = build([papers], tmp_path / "fwd", exporters=exporters)
+    (note,) = [n for n in summary.notes if "forward only" in n]
+    assert "MENTIONS" in note and "path-between" in note
+    assert note in (tmp_path / "fwd" / "report.md").read_text(encoding="utf-8")
+    store = LadybugEngine(tmp_path / "fwd")
+    info = store.run("CALL table_info('MENTIONS') RETURN storage_direction LIMIT 1")
+    assert info.rows == [("fwd",)]
+
+
 def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     sample_build, tmp_path, monkeypatch
 ):

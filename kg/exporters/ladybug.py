@@ -285,16 +285,12 @@ def _copy_edges(
     forward_only = max(weight.values(), default=0) > forward_only_above
     conn.execute(rel_table_ddl(rtype, forward_only))
     for (a, b), file in rows.files():
-        try:
-            _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "")
-        except RuntimeError as err:
-            raise ExportError(
-                f"LadybugDB could not copy {rtype} ({a} -> {b}, "
-                f"{weight.get((a, b), 0) / 2**20:.0f} MB of CSV, "
-                f"{'forward only' if forward_only else 'both directions'}): {err}; "
-                "a bigger KG_LADYBUG_MEMORY_MB or a smaller KG_LADYBUG_FORWARD_ONLY_ABOVE_MB "
-                "may let it through"
-            ) from err
+        what = (
+            f"{rtype} ({a} -> {b}, {weight.get((a, b), 0) / 2**20:.0f} MB of CSV in all, "
+            f"{'forward only' if forward_only else 'both directions'})"
+        )
+        _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "",
+              what=what)  # fmt: skip
         file.unlink()
     assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
     for a, b, u, v, data in slow:
@@ -309,8 +305,23 @@ def _copy_edges(
 
 
 def _copy(
-    conn, table: str, file: Path, *, columns: list[str] | None = None, extra: str = ""
+    conn,
+    table: str,
+    file: Path,
+    *,
+    columns: list[str] | None = None,
+    extra: str = "",
+    what: str = "",
 ) -> None:
     cols = "(" + ", ".join(f"`{c}`" for c in columns) + ")" if columns else ""
     options = f"header=true, quote='\"', escape='\"', parallel=false{extra}"
-    conn.execute(f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})")
+    try:
+        conn.execute(f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})")
+    except RuntimeError as err:
+        raise ExportError(
+            f"LadybugDB could not copy {what or table} from a "
+            f"{file.stat().st_size / 2**20:.1f} MB bucket, with a "
+            f"{WRITE_BUFFER_POOL // 2**20} MB buffer pool: {err}; a bigger "
+            "KG_LADYBUG_MEMORY_MB (or, for a relationship table, a smaller "
+            "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB) may let it through"
+        ) from err
