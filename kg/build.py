@@ -562,7 +562,7 @@ def _build_into(
         conn = ladybug.open_database(tmp / "graph.lbdb", read_only=True)
         forward = ladybug.forward_only_tables(conn)
         conn.close()
-        del conn
+        del conn  # the connection holds the database open; the output is renamed later
         if forward:
             summary.notes.append(
                 f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both "

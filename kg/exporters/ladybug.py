@@ -56,8 +56,8 @@ checkpoint, and the pool runs out as the table grows: a 288k-abstract build fail
 MENTIONS, then in USES, whose rows grow with their papers and evidence, not in number
 (a synthetic USES of 181,900 rows and 325 MB failed after 180 MB with a 512 MB pool, in
 one ``COPY`` as in nine), and with a quarter of the pool as the limit, in a smaller table
-copied after the 288k build's nodes were in. LadybugDB refuses undirected patterns over such a table
-(``(a)-[*]-(b)``, path-between) and fails a directed one it would walk backward from a
+copied after the 288k build's nodes were in. LadybugDB refuses undirected patterns over such
+a table (``(a)-[*]-(b)``, path-between) and fails a directed one it would walk backward from a
 node an earlier clause bound (``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``);
 the saved queries other than path-between are written to avoid both."""
 
@@ -284,11 +284,9 @@ def _copy_edges(
     weight = rows.sizes()
     forward_only = max(weight.values(), default=0) > forward_only_above
     conn.execute(rel_table_ddl(rtype, forward_only))
+    direction = "forward only" if forward_only else "both directions"
     for (a, b), file in rows.files():
-        what = (
-            f"{rtype} ({a} -> {b}, {weight.get((a, b), 0) / 2**20:.0f} MB of CSV in all, "
-            f"{'forward only' if forward_only else 'both directions'})"
-        )
+        what = f"{rtype} ({a} -> {b}, {weight[(a, b)] / 2**20:.0f} MB of CSV in all, {direction})"
         _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "",
               what=what)  # fmt: skip
         file.unlink()
