@@ -29,6 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.exporters import ladybug  # noqa: E402
+from kg.graph.store import json_text  # noqa: E402
 
 _WORDS = (
     "the model we propose uses a transformer encoder with attention over tokens "
@@ -58,7 +59,9 @@ class SyntheticUses:
                 "support": 1, "mention_count": 1, "proposed_count": 0, "benchmark": False,
             }  # fmt: skip
 
-    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    def edges(
+        self, rtype: str | None = None, *, evidence_json: bool = False
+    ) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         if rtype not in (None, "USES"):
             return
         rng = random.Random(self.seed)
@@ -89,6 +92,8 @@ class SyntheticUses:
                 for paper in papers[:25]
             ]
             props = {"support": len(papers), "confidence": 0.6, "papers": papers}
+            if evidence_json:
+                evidence = json_text(evidence)
             yield f"method:x{u}", f"method:x{v}", "USES", {**props, "evidence": evidence}
 
 

@@ -223,5 +223,56 @@ def test_edges_merged_in_partitions_are_the_edges_merged_at_once(example_build, 
         n = merge_edge_tables(tables, partition_rows=rows)
         edges = [r for f in shard_files(tables / EDGES) for r in pq.read_table(f).to_pylist()]
         assert n == len(edges) > 300
-        merged[name] = sorted((e["type"], e["u"], e["v"], e["data"]) for e in edges)
+        merged[name] = sorted((e["type"], e["u"], e["v"], e["data"], e["evidence"]) for e in edges)
     assert merged["parts"] == merged["whole"]
+
+
+def test_table_edges_hand_on_their_evidence_json_and_old_tables_still_read(example_build, tmp_path):
+    """The edge tables keep evidence in a column of its own, so the stores' exporters take
+    its JSON text as it is; decoded, it is graph.json's evidence. Tables written before
+    that column (evidence inside ``data``) read the same."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kg.graph.store import EDGES, GraphTables, NxGraph, json_text
+    from kg.tables import shard_files
+
+    out, _ = example_build
+    G = read_graph_json(out / "graph.json")
+    want = {(u, v, k): d for u, v, k, d in G.edges(keys=True, data=True)}
+    tables = GraphTables(out / "tables")
+    decoded = {(u, v, t): d for u, v, t, d in tables.edges()}
+    raw = {(u, v, t): d for u, v, t, d in tables.edges(evidence_json=True)}
+    assert set(decoded) == set(raw) == set(want) and len(want) > 300
+    for key, data in raw.items():
+        assert isinstance(data["evidence"], str)
+        assert json.loads(data["evidence"]) == decoded[key]["evidence"] == want[key]["evidence"]
+        assert data["evidence"] == json_text(want[key]["evidence"])
+        assert {k: v for k, v in data.items() if k != "evidence"} == {
+            k: v for k, v in decoded[key].items() if k != "evidence"
+        }
+    from_nx = {(u, v, t): d["evidence"] for u, v, t, d in NxGraph(G).edges(evidence_json=True)}
+    assert from_nx == {key: d["evidence"] for key, d in raw.items()}
+
+    old = tmp_path / "tables"
+    shutil.copytree(out / "tables", old)
+    for file in shard_files(old / EDGES):
+        t = pq.read_table(file)
+        data = [
+            json_text({**json.loads(d), "evidence": json.loads(e)})
+            for d, e in zip(
+                t.column("data").to_pylist(), t.column("evidence").to_pylist(), strict=True
+            )
+        ]
+        pq.write_table(
+            t.drop(["evidence"]).set_column(
+                t.schema.get_field_index("data"), "data", pa.array(data)
+            ),
+            file,
+        )
+    assert "evidence" not in pq.read_schema(shard_files(old / EDGES)[0]).names
+    old_tables = GraphTables(old)
+    assert {(u, v, t): d for u, v, t, d in old_tables.edges()} == decoded
+    assert {(u, v, t): d for u, v, t, d in old_tables.edges(evidence_json=True)} == raw

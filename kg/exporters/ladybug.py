@@ -266,7 +266,7 @@ def _copy_edges(
     rows = _Buckets(tmpdir, rtype, ["from", "to", *props])
     n_pair: dict[tuple[str, str], int] = defaultdict(int)
     slow: list[tuple[str, str, str, str, dict]] = []
-    for u, v, _, data in source.edges(rtype):
+    for u, v, _, data in source.edges(rtype, evidence_json=True):
         a, b = label_of_key(u), label_of_key(v)
         if (a, b) not in ends:
             raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
@@ -274,11 +274,7 @@ def _copy_edges(
         if not all(_SAFE_LIST_ITEM.match(p) for p in data["papers"]):
             slow.append((a, b, u, v, data))
             continue
-        cells = {
-            **data,
-            "papers": "[" + ",".join(data["papers"]) + "]",
-            "evidence": json.dumps(data["evidence"], ensure_ascii=False),
-        }
+        cells = {**data, "papers": "[" + ",".join(data["papers"]) + "]"}
         rows.add(_bucket(u, n_buckets.get(a, 1)), (a, b),
                  [u, v, *(cells.get(k, "") for k in props)])  # fmt: skip
     weight = rows.sizes()
@@ -293,7 +289,6 @@ def _copy_edges(
     assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
     for a, b, u, v, data in slow:
         values = {k: data.get(k) for k in props}
-        values["evidence"] = json.dumps(data["evidence"], ensure_ascii=False)
         conn.execute(
             f"MATCH (a:{a} {{key: $u}}), (b:{b} {{key: $v}}) "
             f"CREATE (a)-[:{rtype} {{{assignments}}}]->(b)",

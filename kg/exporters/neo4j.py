@@ -35,7 +35,7 @@ from kg.graph.model import (
     NODE_PROPERTIES,
     label_of_key,
 )
-from kg.graph.store import GraphSource, graph_source
+from kg.graph.store import GraphSource, graph_source, json_text
 from kg.resources import schemas_dir
 from kg.tables import batched
 
@@ -154,7 +154,7 @@ def _merged_edge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, A
         "papers": papers,
         "support": len(papers),
         "confidence": max(old["confidence"] or 0.0, new["confidence"]),
-        "evidence": json.dumps(evidence, ensure_ascii=False),
+        "evidence": json_text(evidence),
     }
 
 
@@ -164,7 +164,7 @@ def _edge_batches(
     """Yield ``(type, from label, to label, rows)`` batches of the edges of ``source``."""
     for rtype, ends in EDGE_ENDS.items():
         pending: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for u, v, _, data in source.edges(rtype):
+        for u, v, _, data in source.edges(rtype, evidence_json=True):
             a, b = label_of_key(u), label_of_key(v)
             if (a, b) not in ends:
                 raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
@@ -172,7 +172,7 @@ def _edge_batches(
                 "support": data["support"],
                 "confidence": data["confidence"],
                 "papers": list(data["papers"]),
-                "evidence": json.dumps(data["evidence"], ensure_ascii=False),
+                "evidence": data["evidence"],
             }
             if "mentions" in data:
                 props["mentions"] = data["mentions"]
@@ -238,7 +238,8 @@ def _drop_stale(
     ids = set(paper_ids)
     fresh_edges: set[tuple[str, str, str]] = set()
     fresh_papers: dict[tuple[str, str, str], set[str]] = {}
-    for u, v, rtype, data in source.edges():  # only what the reloaded papers support
+    # only what the reloaded papers support
+    for u, v, rtype, data in source.edges(evidence_json=True):
         if u in reloaded:
             fresh_edges.add((u, rtype, v))
         elif ids.intersection(data["papers"]):
@@ -306,7 +307,7 @@ def _drop_stale(
                 props = {
                     "papers": papers,
                     "support": len(papers),
-                    "evidence": json.dumps(evidence, ensure_ascii=False),
+                    "evidence": json_text(evidence),
                 }
                 rows.append({"u": rec["u"], "v": rec["v"], "props": props})
             match = (

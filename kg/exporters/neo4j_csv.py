@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,7 @@ def _array_delimiter(source: GraphSource) -> str:
     for _, data in source.nodes():
         check(data.get("aliases"))
         check(data.get("authors"))
-    for _, _, _, data in source.edges():
+    for _, _, _, data in source.edges(evidence_json=True):
         check(data.get("papers"))
     if free:
         return free[0]
@@ -115,15 +114,14 @@ def write_neo4j_csv(G: nx.MultiDiGraph | GraphSource, directory: str | Path) -> 
             writer.writerow(
                 [":START_ID", ":END_ID", ":TYPE", *(f"{k}:{_TYPES[t]}" for k, t in props.items())]
             )
-            for u, v, _, data in source.edges(rtype):
+            for u, v, _, data in source.edges(rtype, evidence_json=True):
                 pair = (label_of_key(u), label_of_key(v))
                 if pair not in ends:
                     raise ExportError(
                         f"edge {rtype} from {pair[0]} to {pair[1]} is not in the schema"
                     )
-                values = {**data, "evidence": json.dumps(data["evidence"], ensure_ascii=False)}
                 writer.writerow(
-                    [u, v, rtype, *(_cell(values.get(k), t, delim) for k, t in props.items())]
+                    [u, v, rtype, *(_cell(data.get(k), t, delim) for k, t in props.items())]
                 )
         rel_files[rtype] = path
     export = CsvExport(directory, node_files, rel_files, delim)

@@ -50,7 +50,12 @@ class GraphSource(Protocol):
 
     def nodes(self, label: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]: ...
 
-    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]: ...
+    def edges(
+        self, rtype: str | None = None, *, evidence_json: bool = False
+    ) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        """``(u, v, type, data)``; with ``evidence_json``, ``data["evidence"]`` is JSON text
+        (what the stores keep), which a table source passes on without decoding it."""
+        ...
 
     def label_counts(self) -> Counter: ...
 
@@ -74,10 +79,12 @@ def _paper_edge_schema():
 
 
 def _edge_schema():
-    return _schema(u="s", v="s", type="s", support="i", data="s")
+    return _schema(u="s", v="s", type="s", support="i", data="s", evidence="s")
 
 
-def _dumps(data: Any) -> str:
+def json_text(data: Any) -> str:
+    """Return ``data`` as compact JSON, non-ASCII kept: how the tables and the stores hold
+    JSON values (an edge's evidence, for one)."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -97,11 +104,11 @@ class GraphTableWriter:
         """Add the graph of one paper record (one line of ``extractions.jsonl``)."""
         nodes, edges = paper_graph(record)
         for node in nodes:
-            self._nodes.add({"key": node["key"], "label": node["label"], "data": _dumps(node)})
+            self._nodes.add({"key": node["key"], "label": node["label"], "data": json_text(node)})
         for row in edges:
             self._edges.add(
                 {"u": row["u"], "v": row["v"], "type": row["type"], "paper": row["paper"],
-                 "row": _dumps(row)}
+                 "row": json_text(row)}
             )  # fmt: skip
 
     def close(self) -> None:
@@ -144,8 +151,9 @@ def merge_edge_tables(
                 data = None
                 for *_, row in group:
                     data = merge_edge(data, json.loads(row))
+                evidence = json_text(data.pop("evidence"))
                 out.add({"u": u, "v": v, "type": rtype, "support": data["support"],
-                         "data": _dumps(data)})  # fmt: skip
+                         "data": json_text(data), "evidence": evidence})  # fmt: skip
     out.close()
     return out.written
 
@@ -214,11 +222,31 @@ class GraphTables:
                 for row in self._batches(self.directory / NODES, ["key", "data"], ("label", lab)):
                     yield row["key"], json.loads(row["data"])
 
-    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-        """Yield ``(u, v, type, data)`` of the edges of type ``rtype`` (all when ``None``)."""
+    def edges(
+        self, rtype: str | None = None, *, evidence_json: bool = False
+    ) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        """Yield ``(u, v, type, data)`` of the edges of type ``rtype`` (all when ``None``);
+        with ``evidence_json``, ``data["evidence"]`` is the JSON text the table holds."""
         where = None if rtype is None else ("type", rtype)
-        for row in self._batches(self.directory / EDGES, ["u", "v", "type", "data"], where):
-            yield row["u"], row["v"], row["type"], json.loads(row["data"])
+        path = self.directory / EDGES
+        if not self._has_evidence_column(path):  # tables written before evidence had a column
+            for row in self._batches(path, ["u", "v", "type", "data"], where):
+                data = json.loads(row["data"])
+                if evidence_json:
+                    data["evidence"] = json_text(data["evidence"])
+                yield row["u"], row["v"], row["type"], data
+            return
+        for row in self._batches(path, ["u", "v", "type", "data", "evidence"], where):
+            data = json.loads(row["data"])
+            data["evidence"] = row["evidence"] if evidence_json else json.loads(row["evidence"])
+            yield row["u"], row["v"], row["type"], data
+
+    @staticmethod
+    def _has_evidence_column(path: Path) -> bool:
+        import pyarrow.parquet as pq
+
+        files = [path] if path.is_file() else shard_files(path)
+        return not files or "evidence" in pq.read_schema(files[0]).names
 
     def _counts(self, path: Path, column: str) -> Counter:
         import pyarrow.parquet as pq
@@ -251,9 +279,13 @@ class NxGraph:
             if label is None or data["label"] == label:
                 yield key, data
 
-    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    def edges(
+        self, rtype: str | None = None, *, evidence_json: bool = False
+    ) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         for u, v, key, data in self.G.edges(keys=True, data=True):
             if rtype is None or key == rtype:
+                if evidence_json:
+                    data = {**data, "evidence": json_text(data["evidence"])}
                 yield u, v, key, data
 
     def label_counts(self) -> Counter:
@@ -276,7 +308,7 @@ class PaperSubset:
     def _touched(self) -> set[str]:
         if self._keys is None:
             keys = {f"paper:{p}" for p in self.paper_ids}
-            for u, v, _, _ in self.edges():
+            for u, v, _, _ in self.edges(evidence_json=True):
                 keys.update((u, v))
             self._keys = keys
         return self._keys
@@ -286,8 +318,10 @@ class PaperSubset:
             if data.get("paper_id") in self.paper_ids or key in self._touched():
                 yield key, data
 
-    def edges(self, rtype: str | None = None) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-        for u, v, t, data in self.source.edges(rtype):
+    def edges(
+        self, rtype: str | None = None, *, evidence_json: bool = False
+    ) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        for u, v, t, data in self.source.edges(rtype, evidence_json=evidence_json):
             if self.paper_ids.intersection(data["papers"]):
                 yield u, v, t, data
 
@@ -295,7 +329,7 @@ class PaperSubset:
         return Counter(d["label"] for _, d in self.nodes())
 
     def type_counts(self) -> Counter:
-        return Counter(t for _, _, t, _ in self.edges())
+        return Counter(t for _, _, t, _ in self.edges(evidence_json=True))
 
 
 def graph_source(graph: nx.MultiDiGraph | GraphSource) -> GraphSource:
