@@ -33,7 +33,11 @@ def neo4j_cmd(
     batch_size: Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")] = DEFAULT_BATCH,
     parallel: Annotated[
         int,
-        typer.Option(min=1, help="Batches in flight at once, each in its own transaction."),
+        typer.Option(
+            min=1,
+            help="Batches in flight at once, each in its own transaction; about the "
+            "server's CPU cores (more wait on each other's locks and deadlock).",
+        ),
     ] = DEFAULT_PARALLEL,
     replace: Annotated[
         bool,

@@ -10,8 +10,8 @@ from typing import Any
 __all__ = ["DEFAULT_BATCH", "DEFAULT_PARALLEL", "DEFAULT_URI", "Neo4jSettings"]
 
 DEFAULT_URI = "bolt://localhost:7687"
-DEFAULT_BATCH = 5000
-DEFAULT_PARALLEL = 4
+DEFAULT_BATCH = 2000
+DEFAULT_PARALLEL = 2
 
 
 @dataclass(frozen=True)
