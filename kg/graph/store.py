@@ -180,6 +180,11 @@ def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:
     return kept
 
 
+def _table_files(path: Path) -> list[Path]:
+    """Return the Parquet files of a table: ``path`` itself, or the shards under it."""
+    return [path] if path.is_file() else shard_files(path)
+
+
 class GraphTables:
     """Read the graph tables a build wrote under ``directory`` (``OUT/tables``)."""
 
@@ -196,7 +201,7 @@ class GraphTables:
         import pyarrow.parquet as pq
 
         wanted = columns if where is None or where[0] in columns else [*columns, where[0]]
-        for file in [path] if path.is_file() else shard_files(path):
+        for file in _table_files(path):
             parquet = pq.ParquetFile(file)
             groups = _row_groups(parquet, where)
             if not groups:
@@ -228,31 +233,26 @@ class GraphTables:
         """Yield ``(u, v, type, data)`` of the edges of type ``rtype`` (all when ``None``);
         with ``evidence_json``, ``data["evidence"]`` is the JSON text the table holds."""
         where = None if rtype is None else ("type", rtype)
-        path = self.directory / EDGES
-        if not self._has_evidence_column(path):  # tables written before evidence had a column
-            for row in self._batches(path, ["u", "v", "type", "data"], where):
-                data = json.loads(row["data"])
-                if evidence_json:
-                    data["evidence"] = json_text(data["evidence"])
-                yield row["u"], row["v"], row["type"], data
-            return
-        for row in self._batches(path, ["u", "v", "type", "data", "evidence"], where):
-            data = json.loads(row["data"])
-            data["evidence"] = row["evidence"] if evidence_json else json.loads(row["evidence"])
-            yield row["u"], row["v"], row["type"], data
-
-    @staticmethod
-    def _has_evidence_column(path: Path) -> bool:
         import pyarrow.parquet as pq
 
-        files = [path] if path.is_file() else shard_files(path)
-        return not files or "evidence" in pq.read_schema(files[0]).names
+        path = self.directory / EDGES
+        files = _table_files(path)
+        # tables written before evidence had a column of its own keep it inside data
+        column = not files or "evidence" in pq.read_schema(files[0]).names
+        columns = ["u", "v", "type", "data", *(["evidence"] if column else [])]
+        for row in self._batches(path, columns, where):
+            data = json.loads(row["data"])
+            if column:
+                data["evidence"] = row["evidence"] if evidence_json else json.loads(row["evidence"])
+            elif evidence_json:
+                data["evidence"] = json_text(data["evidence"])
+            yield row["u"], row["v"], row["type"], data
 
     def _counts(self, path: Path, column: str) -> Counter:
         import pyarrow.parquet as pq
 
         counts: Counter = Counter()
-        for file in [path] if path.is_file() else shard_files(path):
+        for file in _table_files(path):
             values = pq.read_table(file, columns=[column]).column(column).value_counts()
             counts.update({v["values"]: v["counts"] for v in values.to_pylist()})
         return counts
