@@ -25,18 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def _hwm_mb() -> float:
+def _status_mb(field: str) -> float:
+    """``VmHWM`` (peak since the last reset) or ``VmRSS`` of this process, in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
-
-
-def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+    raise RuntimeError(f"no {field} in /proc/self/status (Linux only)")
 
 
 def _reset_hwm() -> None:
@@ -45,8 +39,8 @@ def _reset_hwm() -> None:
 
 def _measured(name: str, fn: Callable, rows: list[dict]) -> Callable:
     def wrapper(*args, **kwargs):
-        start = _rss_mb()
-        rows.append({"stage": f"  (up to {name})", "peak_mb": round(_hwm_mb())})
+        start = _status_mb("VmRSS")
+        rows.append({"stage": f"  (up to {name})", "peak_mb": round(_status_mb("VmHWM"))})
         _reset_hwm()
         t0 = time.perf_counter()
         try:
@@ -56,8 +50,8 @@ def _measured(name: str, fn: Callable, rows: list[dict]) -> Callable:
                 {
                     "stage": name,
                     "rss_before_mb": round(start),
-                    "peak_mb": round(_hwm_mb()),
-                    "rss_after_mb": round(_rss_mb()),
+                    "peak_mb": round(_status_mb("VmHWM")),
+                    "rss_after_mb": round(_status_mb("VmRSS")),
                     "seconds": round(time.perf_counter() - t0, 1),
                 }
             )
@@ -108,7 +102,7 @@ def main() -> None:
 
     _reset_hwm()
     summary = kb.build(args.inputs, out, resume=True)
-    rows.append({"stage": "  (after report)", "peak_mb": round(_hwm_mb())})
+    rows.append({"stage": "  (after report)", "peak_mb": round(_status_mb("VmHWM"))})
     rows.append({"stage": "whole resumed build", "peak_mb": max(r["peak_mb"] for r in rows)})
     print(f"{summary.papers:,} papers, {summary.nodes:,} nodes, {summary.edges:,} edges")
     print(f"{'stage':<26} {'before':>7} {'peak':>7} {'after':>7} {'s':>7}  (MB)")
