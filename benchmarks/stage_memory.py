@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,20 +38,50 @@ def _reset_hwm() -> None:
     Path("/proc/self/clear_refs").write_text("5")
 
 
-def _measured(name: str, fn: Callable, rows: list[dict]) -> Callable:
+class _Sampler(threading.Thread):
+    """Samples this process's anonymous and file-backed resident memory (``RssAnon``,
+    ``RssFile``) every 0.1 s; :meth:`take` returns the peaks since the last call. VmHWM
+    counts both: pages of a file a native store maps count as resident too, though the
+    kernel may drop them at any time."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self._peaks = {"RssAnon": 0.0, "RssFile": 0.0}
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        while True:
+            with self._lock:
+                for field in self._peaks:
+                    self._peaks[field] = max(self._peaks[field], _status_mb(field))
+            time.sleep(0.1)
+
+    def take(self) -> tuple[int, int]:
+        with self._lock:
+            peaks = self._peaks
+            self._peaks = {field: _status_mb(field) for field in peaks}
+        return round(peaks["RssAnon"]), round(peaks["RssFile"])
+
+
+def _measured(name: str, fn: Callable, rows: list[dict], sampler: _Sampler) -> Callable:
     def wrapper(*args, **kwargs):
         start = _status_mb("VmRSS")
-        rows.append({"stage": f"  (up to {name})", "peak_mb": round(_status_mb("VmHWM"))})
+        anon, file = sampler.take()
+        rows.append({"stage": f"  (up to {name})", "peak_mb": round(_status_mb("VmHWM")),
+                     "anon_mb": anon, "file_mb": file})  # fmt: skip
         _reset_hwm()
         t0 = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
+            anon, file = sampler.take()
             rows.append(
                 {
                     "stage": name,
                     "rss_before_mb": round(start),
                     "peak_mb": round(_status_mb("VmHWM")),
+                    "anon_mb": anon,
+                    "file_mb": file,
                     "rss_after_mb": round(_status_mb("VmRSS")),
                     "seconds": round(time.perf_counter() - t0, 1),
                 }
@@ -92,23 +123,29 @@ def main() -> None:
     kb._check_resume = lambda tmp, state: None  # the state file is ours, not a killed build's
 
     rows: list[dict] = []
-    kb.resolve_table = _measured("resolve", kb.resolve_table, rows)
-    kb.merge_edge_tables = _measured("merge_edge_tables", kb.merge_edge_tables, rows)
-    jsonio.write_graph_json = _measured("json", jsonio.write_graph_json, rows)
-    rdf.write_turtle = _measured("ttl", rdf.write_turtle, rows)
-    oxigraph.write_store = _measured("oxigraph", oxigraph.write_store, rows)
-    ladybug.write_database = _measured("ladybug", ladybug.write_database, rows)
-    report.write_report = _measured("report", report.write_report, rows)
+    sampler = _Sampler()
+    sampler.start()
+    kb.resolve_table = _measured("resolve", kb.resolve_table, rows, sampler)
+    kb.merge_edge_tables = _measured("merge_edge_tables", kb.merge_edge_tables, rows, sampler)
+    jsonio.write_graph_json = _measured("json", jsonio.write_graph_json, rows, sampler)
+    rdf.write_turtle = _measured("ttl", rdf.write_turtle, rows, sampler)
+    oxigraph.write_store = _measured("oxigraph", oxigraph.write_store, rows, sampler)
+    ladybug.write_database = _measured("ladybug", ladybug.write_database, rows, sampler)
+    report.write_report = _measured("report", report.write_report, rows, sampler)
 
     _reset_hwm()
     summary = kb.build(args.inputs, out, resume=True)
-    rows.append({"stage": "  (after report)", "peak_mb": round(_status_mb("VmHWM"))})
+    anon, file = sampler.take()
+    rows.append({"stage": "  (after report)", "peak_mb": round(_status_mb("VmHWM")),
+                 "anon_mb": anon, "file_mb": file})  # fmt: skip
     rows.append({"stage": "whole resumed build", "peak_mb": max(r["peak_mb"] for r in rows)})
     print(f"{summary.papers:,} papers, {summary.nodes:,} nodes, {summary.edges:,} edges")
-    print(f"{'stage':<26} {'before':>7} {'peak':>7} {'after':>7} {'s':>7}  (MB)")
+    print(f"{'stage':<26} {'before':>7} {'peak':>7} {'anon':>7} {'file':>7} {'after':>7} "
+          f"{'s':>7}  (MB; anon, file: sampled peaks of RssAnon, RssFile)")  # fmt: skip
     for r in rows:
         print(
             f"{r['stage']:<26} {r.get('rss_before_mb', ''):>7} {r['peak_mb']:>7} "
+            f"{r.get('anon_mb', ''):>7} {r.get('file_mb', ''):>7} "
             f"{r.get('rss_after_mb', ''):>7} {r.get('seconds', ''):>7}"
         )
     if args.json:

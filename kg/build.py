@@ -563,6 +563,12 @@ def _build_into(
         forward = ladybug.forward_only_tables(conn)
         conn.close()
         del conn  # the connection holds the database open; the output is renamed later
+        if ladybug.papers_without_text(source):
+            summary.notes.append(
+                f"graph.lbdb leaves the abstracts out (Paper.text): {labels['Paper']:,} papers, "
+                f"more than {ladybug.TEXT_MAX_PAPERS:,} (KG_LADYBUG_TEXT_MAX_PAPERS), would "
+                "set its memory; they are in extractions.jsonl, graph.ttl and Neo4j"
+            )
         if forward:
             summary.notes.append(
                 f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both "

@@ -332,6 +332,31 @@ def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
     assert info.rows == [("fwd",)]
 
 
+def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, monkeypatch):
+    """Above KG_LADYBUG_TEXT_MAX_PAPERS papers the store leaves Paper.text out (the texts
+    would set its memory) and the report says where the texts are; below, they are kept."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.build import build
+
+    papers = tmp_path / "in.txt"
+    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    exporters = ("jsonl", "ladybug", "report")
+    query = "MATCH (p:Paper) RETURN p.paper_id, p.text ORDER BY p.paper_id"
+    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    assert not [n for n in plain.notes if "Paper.text" in n]
+    kept = LadybugEngine(tmp_path / "plain").run(query).rows
+    n = len(kept)
+    assert n >= 2 and all(text for _, text in kept)
+    monkeypatch.setattr(ladybug_export, "TEXT_MAX_PAPERS", n - 1)
+    summary = build([papers], tmp_path / "big", exporters=exporters)
+    (note,) = [n for n in summary.notes if "Paper.text" in n]
+    assert f"{n} papers, more than {n - 1}" in note and "extractions.jsonl" in note
+    assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")
+    rows = LadybugEngine(tmp_path / "big").run(query).rows
+    assert [pid for pid, _ in rows] == [pid for pid, _ in kept]
+    assert all(text is None for _, text in rows)
+
+
 def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     sample_build, tmp_path, monkeypatch
 ):

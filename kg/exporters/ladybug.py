@@ -28,6 +28,7 @@ __all__ = [
     "rel_table_ddl",
     "forward_only_tables",
     "write_database",
+    "papers_without_text",
     "open_database",
     "run_query",
     "DB_NAME",
@@ -41,6 +42,21 @@ _BATCH = 2000
 WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
 """LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
 512; 0 lets LadybugDB take most of the machine's memory)."""
+
+WRITE_THREADS = 1
+"""LadybugDB's threads while a build writes the store. Every ``COPY`` runs with
+``parallel=false``, so more threads add no speed, but each keeps buffers of its own: with
+the default (one per core, two here) the store of 71,908 abstracts peaked at 857 MB in a
+process of its own, with one thread at 752 MB, in the same time (10,000 abstracts: 464
+against 397 MB, 14.8 against 14.1 s)."""
+
+TEXT_MAX_PAPERS = int(os.environ.get("KG_LADYBUG_TEXT_MAX_PAPERS", "20000"))
+"""A store of more papers than this leaves their abstracts (``Paper.text``) out
+(``KG_LADYBUG_TEXT_MAX_PAPERS``; the texts stay in ``extractions.jsonl``, ``graph.ttl``,
+the Oxigraph store and Neo4j, and every span's offsets stay on its evidence). LadybugDB
+rewrites a node group of up to 131,072 papers, their texts with it, at the checkpoint
+after each ``COPY`` into it, so the texts set the store's peak: the 71,908 papers alone
+peaked at 752 MB with their texts and 307 MB without."""
 
 FORWARD_ONLY_ABOVE = (
     int(os.environ["KG_LADYBUG_FORWARD_ONLY_ABOVE_MB"]) * 2**20
@@ -110,9 +126,12 @@ _MEMORY_ROWS = 20_000
 """CSV rows held in memory across all buckets before they are appended to their files."""
 
 
-def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_size: int = 0):
+def open_database(
+    path: str | Path, *, read_only: bool = False, buffer_pool_size: int = 0, threads: int = 0
+):
     """Return a connection to the LadybugDB database at ``path`` (``buffer_pool_size`` in
-    bytes; 0 lets LadybugDB choose, most of the machine's memory)."""
+    bytes; 0 lets LadybugDB choose, most of the machine's memory; ``threads`` 0: one per
+    core)."""
     import ladybug
 
     path = Path(path)
@@ -120,7 +139,9 @@ def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_size
         path = path / DB_NAME
     if read_only and not path.exists():
         raise FileNotFoundError(f"no LadybugDB database at {path}; run `kg build` first")
-    db = ladybug.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_size)
+    db = ladybug.Database(
+        str(path), read_only=read_only, buffer_pool_size=buffer_pool_size, max_num_threads=threads
+    )
     return ladybug.Connection(db)
 
 
@@ -196,16 +217,22 @@ class _Buckets:
 
 
 def write_database(
-    G: nx.MultiDiGraph | GraphSource, path: str | Path, *, forward_only_above: int | None = None
+    G: nx.MultiDiGraph | GraphSource,
+    path: str | Path,
+    *,
+    forward_only_above: int | None = None,
+    text_max_papers: int | None = None,
 ) -> dict[str, int]:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
     streamed one label and one relationship type at a time and copied in buckets of about
     :data:`BUCKET_NODES` nodes); return rows loaded per table. A relationship table whose
     rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
-    :data:`FORWARD_ONLY_ABOVE`) is stored forward only."""
+    :data:`FORWARD_ONLY_ABOVE`) is stored forward only; with more papers than
+    ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out."""
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
-    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL)
+    max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
+    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL, threads=WRITE_THREADS)
     for label in NODE_LABELS:
         conn.execute(node_table_ddl(label))
     n_buckets = {label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()}
@@ -213,14 +240,30 @@ def write_database(
     with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
         tmpdir = Path(tmp)
         for label in NODE_LABELS:
-            counts[label] = _copy_nodes(conn, source, label, n_buckets.get(label, 1), tmpdir)
+            left_out = (
+                {"text"} if label == "Paper" and papers_without_text(source, max_texts) else set()
+            )
+            counts[label] = _copy_nodes(
+                conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
+            )
         for rtype, ends in EDGE_ENDS.items():
             counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
     return counts
 
 
-def _copy_nodes(conn, source: GraphSource, label: str, buckets: int, tmpdir: Path) -> int:
-    props = NODE_PROPERTIES[label]
+def papers_without_text(
+    G: nx.MultiDiGraph | GraphSource, text_max_papers: int | None = None
+) -> bool:
+    """Return whether :func:`write_database` leaves the abstracts of ``G`` out of the store
+    (more papers than ``text_max_papers``, default :data:`TEXT_MAX_PAPERS`)."""
+    limit = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
+    return graph_source(G).label_counts().get("Paper", 0) > limit
+
+
+def _copy_nodes(
+    conn, source: GraphSource, label: str, buckets: int, tmpdir: Path, *, left_out: set[str]
+) -> int:
+    props = {k: t for k, t in NODE_PROPERTIES[label].items() if k not in left_out}
     scalar = [k for k, t in props.items() if not t.endswith("[]")]
     lists = [k for k, t in props.items() if t.endswith("[]")]
     rows = _Buckets(tmpdir, label, scalar)
