@@ -544,3 +544,13 @@ def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
     [ex] = _process_records(nlp, records("b"), 8, kept_strings=before)
     assert "ZqbNet" not in strings and len(strings) == before  # freed: budget reached
     assert "ZqbNet" in {m.text for m in ex.mentions}
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_nothing_to_extract_loads_no_pipeline(tmp_path, n_process):
+    """A resumed or added-to build with no new paper loads no pipeline and starts no
+    workers: a config that does not exist is never read."""
+    missing = tmp_path / "missing.cfg"
+    assert list(extract([], n_process=n_process, config=missing)) == []
+    with pytest.raises(Exception, match="missing.cfg"):
+        list(extract([Record(id="p", text="We train a model.")], config=missing))

@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 import spacy
@@ -271,6 +272,11 @@ def extract(
     instead (:mod:`kg.nlp.distributed`). A record the pipeline fails on comes out as
     ``Skipped``.
     """
+    records = iter(records)
+    first = next(records, None)
+    if first is None:
+        return  # nothing to extract (a resumed or added-to build): no pipeline, no workers
+    records = chain([first], records)
     if scheduler is not None:
         from kg.nlp.distributed import extract_on_dask
 
