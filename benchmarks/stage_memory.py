@@ -2,11 +2,13 @@
 
 Usage:
     python benchmarks/stage_memory.py BUILD INPUT... [--work W] [--json OUT]
+    python benchmarks/stage_memory.py W72K/out-j2 W288K/input.jsonl --copies 4   # 287,632
 
 BUILD is a finished build (its ``tables/`` kept). Its extraction shards (``papers``,
 ``locals``) are hard-linked into W and the build is resumed over INPUT (the same inputs
 BUILD was made from), so nothing is extracted again and only resolve, graph and the
-exports run. Before and after each stage the kernel's peak counter (VmHWM) is reset through
+exports run. With ``--copies K`` the shards are written K times with suffixed ids, as if
+INPUT were ``bench_build.py --copies K``'s input (the 72k build's shards make the 288k one). Before and after each stage the kernel's peak counter (VmHWM) is reset through
 ``/proc/self/clear_refs`` (Linux), so each figure is that stage's own peak, not the
 peak of everything before it; the "(up to ...)" rows are what ran between stages (the
 graph loop is "up to merge_edge_tables"). Whole-build peaks (``bench_build.py``) are the
@@ -91,16 +93,47 @@ def _measured(name: str, fn: Callable, rows: list[dict], sampler: _Sampler) -> C
     return wrapper
 
 
-def _link_shards(build: Path, tables: Path) -> None:
+def _link_shards(build: Path, tables: Path, copies: int = 1, lines_per_copy: int = 0) -> None:
+    """Hard-link the extraction shards of ``build`` into ``tables``; with ``copies`` K > 1,
+    also write K - 1 copies of them whose paper ids are suffixed ``-copyk`` and whose input
+    lines are shifted by ``lines_per_copy`` (what ``bench_build.py --copies K`` would have
+    extracted, without extracting it again)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from kg.build import LOCALS, PAPERS
 
+    shards = {}
     for part in (PAPERS, LOCALS):
         src = build / "tables" / part
         if not src.is_dir():
             raise SystemExit(f"{src}: no extraction shards; build with the tables kept")
         (tables / part).mkdir(parents=True)
-        for f in src.iterdir():
+        shards[part] = sorted(src.glob("part-*.parquet"))
+        for f in shards[part]:
             os.link(f, tables / part / f.name)
+    n = len(shards[PAPERS])
+    for k in range(1, copies):
+        suffix = f"-copy{k}"
+        for i, (papers, locals_) in enumerate(zip(shards[PAPERS], shards[LOCALS], strict=True)):
+            name = f"part-{k * n + i:05d}.parquet"
+            t = pq.read_table(papers)
+            extractions = []
+            for text in t.column("extraction").to_pylist():
+                ex = json.loads(text)
+                ex["record"]["id"] += suffix
+                if ex["record"].get("line") is not None:
+                    ex["record"]["line"] += k * lines_per_copy
+                extractions.append(json.dumps(ex, ensure_ascii=False))
+            ids = [pid + suffix for pid in t.column("id").to_pylist()]
+            t = t.set_column(0, "id", pa.array(ids, pa.string()))
+            t = t.set_column(2, "extraction", pa.array(extractions, pa.string()))
+            loc = pq.read_table(locals_)
+            loc = loc.set_column(
+                0, "paper", pa.array([p + suffix for p in loc.column("paper").to_pylist()])
+            )
+            pq.write_table(loc, tables / LOCALS / name, compression="zstd", row_group_size=10_000)
+            pq.write_table(t, tables / PAPERS / name, compression="zstd", row_group_size=10_000)
 
 
 def main() -> None:
@@ -109,6 +142,13 @@ def main() -> None:
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--work", type=Path, help="where to build (default: a temporary folder)")
     ap.add_argument("--json", type=Path, help="also write the rows here")
+    ap.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="BUILD's papers K times, ids of copy k > 0 suffixed -copyk (INPUT: the input "
+        "bench_build.py --copies K wrote)",
+    )
     args = ap.parse_args()
 
     import kg.build as kb
@@ -119,7 +159,11 @@ def main() -> None:
     out = work / "out"
     if out.exists() or partial_dir(out).exists():
         raise SystemExit(f"{work}: already holds a build; give an empty --work")
-    _link_shards(args.build, partial_dir(out) / kb.TABLES)
+    lines = 0
+    if args.copies > 1:
+        with open(args.inputs[0], "rb") as fh:
+            lines = sum(1 for _ in fh) // args.copies
+    _link_shards(args.build, partial_dir(out) / kb.TABLES, args.copies, lines)
     kb._check_resume = lambda tmp, state: None  # the state file is ours, not a killed build's
 
     rows: list[dict] = []
