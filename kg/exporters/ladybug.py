@@ -11,7 +11,7 @@ import tempfile
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -232,9 +232,9 @@ def write_database(
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
     max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
-    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL, threads=WRITE_THREADS)
-    for label in NODE_LABELS:
-        conn.execute(node_table_ddl(label))
+    with _writing(path) as conn:
+        for label in NODE_LABELS:
+            conn.execute(node_table_ddl(label))
     n_buckets = {label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()}
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
@@ -243,12 +243,31 @@ def write_database(
             left_out = (
                 {"text"} if label == "Paper" and papers_without_text(source, max_texts) else set()
             )
-            counts[label] = _copy_nodes(
-                conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
-            )
+            with _writing(path) as conn:
+                counts[label] = _copy_nodes(
+                    conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
+                )
         for rtype, ends in EDGE_ENDS.items():
-            counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
+            with _writing(path) as conn:
+                counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
     return counts
+
+
+@contextmanager
+def _writing(path: str | Path) -> Iterator:
+    """Yield a connection that writes the database at ``path``, and close the database
+    after it. :func:`write_database` opens it afresh for each table: an open database keeps
+    what it read and wrote cached beside its buffer pool, so with one connection for all
+    tables the export alone (its own process, 512 MB pool) peaked at 400 / 740 / 1,260 MB on
+    10,000 / 71,908 / 287,632 abstracts, with one per table at 351 / 566 / 889 MB, in the
+    same time (7.6 / 64 / 194-202 s). A connection per ``COPY`` lowered the 288k peak to
+    790 MB but took 10% longer."""
+    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL, threads=WRITE_THREADS)
+    try:
+        yield conn
+    finally:
+        conn.close()
+        conn.database.close()
 
 
 def papers_without_text(
