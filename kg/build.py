@@ -439,55 +439,24 @@ def _build_into(
     timings = summary.timings
     tables = tmp / TABLES
     tables.mkdir(parents=True, exist_ok=True)
-    done = set(paper_digests(tables))  # shards a killed build wrote (--resume)
-    summary.resumed = len(done)
-    old: dict[str, str] = {}
-    if previous is not None:  # --add-to: the papers of the build being added to
-        old = paper_digests(previous / TABLES)
-    replaced: set[str] = set()
-
-    def todo(records: Iterable[Record]) -> Iterator[Record]:
-        for rec in records:
-            digest = old.get(rec.id)
-            if digest is not None:
-                if digest == record_digest(rec):
-                    summary.unchanged += 1
-                    continue
-                replaced.add(rec.id)
-            if rec.id in done:
-                continue
-            yield rec
-
     t0 = time.perf_counter()
-    records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
-    writer = _ShardedExtractions(tables)
-    from kg.nlp.pipeline import extract  # spaCy loads here, not when kg.build is imported
-
-    extracted = extract(
-        records,
+    _extract_new_papers(
+        tables,
+        summary,
+        inputs,
         n_process=n_process,
         batch_size=batch_size,
         base=base,
         config=config,
+        fields=fields,
+        max_chars=max_chars,
+        min_confidence=min_confidence,
+        progress=progress,
+        on_skip=on_skip,
+        previous=previous,
         scheduler=scheduler,
     )
-    for item in progress(extracted, description="Extracting"):
-        if isinstance(item, Skipped):
-            summary.skipped.append(item)
-            if on_skip is not None:
-                on_skip(item)
-            continue
-        item = confident(item, min_confidence)
-        writer.add(item, record_digest(item.record))
-    writer.flush()
-    if previous is not None:
-        # the old record of a changed paper goes only when the new one was extracted (one
-        # the pipeline skipped keeps its old record; the skip is reported)
-        extracted_now = set(paper_digests(tables))
-        summary.replaced = len(replaced & extracted_now)
-        summary.replaced_ids = sorted(replaced & extracted_now)
-        summary.added_ids = sorted(extracted_now - set(old))
-        _copy_previous(previous / TABLES, tables, drop=extracted_now)
+    release_memory()
     timings["nlp"] = time.perf_counter() - t0
     if not shard_files(tables / PAPERS):
         return  # no paper at all: build() says so
@@ -583,6 +552,77 @@ def _build_into(
 
         report.write_report(source, summary, resolution, tmp / "report.md")
         timings["report"] = time.perf_counter() - t0
+
+
+def _extract_new_papers(
+    tables: Path,
+    summary: BuildSummary,
+    inputs,
+    *,
+    n_process,
+    batch_size,
+    base,
+    config,
+    fields,
+    max_chars,
+    min_confidence,
+    progress,
+    on_skip,
+    previous: Path | None,
+    scheduler: str | None,
+) -> None:
+    """Extract the papers of ``inputs`` that ``tables`` (a resumed build's shards) and the
+    build at ``previous`` (``--add-to``) do not hold into shards under ``tables``. Its own
+    function, so that the ids it keeps (duplicate check, papers done, the old build's
+    digests: a few hundred bytes a paper) are freed before resolution."""
+    done = set(paper_digests(tables))  # shards a killed build wrote (--resume)
+    summary.resumed = len(done)
+    old: dict[str, str] = {}
+    if previous is not None:  # --add-to: the papers of the build being added to
+        old = paper_digests(previous / TABLES)
+    replaced: set[str] = set()
+
+    def todo(records: Iterable[Record]) -> Iterator[Record]:
+        for rec in records:
+            digest = old.get(rec.id)
+            if digest is not None:
+                if digest == record_digest(rec):
+                    summary.unchanged += 1
+                    continue
+                replaced.add(rec.id)
+            if rec.id in done:
+                continue
+            yield rec
+
+    records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
+    writer = _ShardedExtractions(tables)
+    from kg.nlp.pipeline import extract  # spaCy loads here, not when kg.build is imported
+
+    extracted = extract(
+        records,
+        n_process=n_process,
+        batch_size=batch_size,
+        base=base,
+        config=config,
+        scheduler=scheduler,
+    )
+    for item in progress(extracted, description="Extracting"):
+        if isinstance(item, Skipped):
+            summary.skipped.append(item)
+            if on_skip is not None:
+                on_skip(item)
+            continue
+        item = confident(item, min_confidence)
+        writer.add(item, record_digest(item.record))
+    writer.flush()
+    if previous is not None:
+        # the old record of a changed paper goes only when the new one was extracted (one
+        # the pipeline skipped keeps its old record; the skip is reported)
+        extracted_now = set(paper_digests(tables))
+        summary.replaced = len(replaced & extracted_now)
+        summary.replaced_ids = sorted(replaced & extracted_now)
+        summary.added_ids = sorted(extracted_now - set(old))
+        _copy_previous(previous / TABLES, tables, drop=extracted_now)
 
 
 def _copy_previous(old: Path, tables: Path, *, drop: set[str]) -> None:

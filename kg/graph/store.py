@@ -121,6 +121,13 @@ MERGE_ROWS = 1_000_000
 partitions by a hash of (type, from, to), each sorted on its own. DuckDB's sort of 6M rows
 with their JSON (a 288k-abstract build) ran out of its 256 MB and could not spill."""
 
+EDGE_ROWS_PER_SHARD = 10_000
+"""Merged edges held before they are written as a shard of ``edges/``. An edge carries up
+to :data:`~kg.graph.build.MAX_EVIDENCE` evidence items, and more of them the bigger the
+corpus, so a count of rows held weighs more on a big build: merging alone, in a process of
+its own, peaked at 417 / 579 / 775 MB on 10,000 / 71,908 / 287,632 abstracts with 50,000
+rows a shard, and at 388 / 482 / 537 MB with 10,000, in the same time."""
+
 
 def merge_edge_tables(
     directory: str | Path, *, spill_dir: str | Path | None = None, partition_rows: int = MERGE_ROWS
@@ -133,7 +140,7 @@ def merge_edge_tables(
     (all rows of an edge fall in one partition); the output depends only on the rows.
     """
     directory = Path(directory)
-    out = ShardWriter(directory / EDGES, _edge_schema())
+    out = ShardWriter(directory / EDGES, _edge_schema(), rows_per_shard=EDGE_ROWS_PER_SHARD)
     if not shard_files(directory / PAPER_EDGES):
         return 0
     source = f"read_parquet('{glob_of(directory / PAPER_EDGES)}')"
