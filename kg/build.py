@@ -527,7 +527,7 @@ def _build_into(
         t0 = time.perf_counter()
         from kg.exporters import ladybug
 
-        ladybug.write_database(source, tmp / "graph.lbdb")
+        ladybug.write_database(source, tmp / "graph.lbdb", notes=summary.notes)
         conn = ladybug.open_database(tmp / "graph.lbdb", read_only=True)
         forward = ladybug.forward_only_tables(conn)
         conn.close()

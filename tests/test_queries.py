@@ -304,11 +304,36 @@ def test_a_store_too_big_for_its_buffer_pool_fails_naming_the_table(
     from kg.graph.store import GraphTables
 
     monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
+    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL_MAX", 8 * 2**20)
     with pytest.raises(ExportError) as err:
         ladybug_export.write_database(GraphTables(sample_build / "tables"), tmp_path / "s.lbdb")
     message = str(err.value)
     assert re.search(r"could not copy \w+ .*MB bucket, with a 8 MB buffer pool", message)
-    assert "buffer pool is full" in message and "KG_LADYBUG_MEMORY_MB" in message
+    assert "buffer pool is full" in message and "KG_LADYBUG_MEMORY_MAX_MB" in message
+
+
+def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path, monkeypatch):
+    """A COPY that finds the write buffer pool full is taken up again with a pool twice as
+    big (up to KG_LADYBUG_MEMORY_MAX_MB): the store then holds what a roomy pool's holds,
+    and the report says how the pool grew."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.build import build
+
+    papers = tmp_path / "in.txt"
+    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    exporters = ("jsonl", "ladybug", "report")
+    query = (
+        "MATCH (p:Paper)-[r:MENTIONS]->(e:Method) "
+        "RETURN p.key, e.key, r.support, r.evidence ORDER BY p.key, e.key"
+    )
+    build([papers], tmp_path / "roomy", exporters=exporters)
+    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
+    summary = build([papers], tmp_path / "grown", exporters=exporters)
+    grown = [n for n in summary.notes if "buffer pool grew" in n]
+    assert grown and re.search(r"grew from 8 to 16 MB for \w+", grown[0])
+    assert grown[0] in (tmp_path / "grown" / "report.md").read_text(encoding="utf-8")
+    rows = LadybugEngine(tmp_path / "grown").run(query).rows
+    assert rows and rows == LadybugEngine(tmp_path / "roomy").run(query).rows
 
 
 def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import tempfile
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,19 @@ _BATCH = 2000
 WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
 """LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
 512; 0 lets LadybugDB take most of the machine's memory)."""
+
+WRITE_BUFFER_POOL_MAX = max(
+    WRITE_BUFFER_POOL,
+    int(os.environ["KG_LADYBUG_MEMORY_MAX_MB"]) * 2**20
+    if os.environ.get("KG_LADYBUG_MEMORY_MAX_MB")
+    else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4,
+)
+"""What the write buffer pool may grow to (``KG_LADYBUG_MEMORY_MAX_MB``, default a quarter
+of the machine's memory). A ``COPY`` whose checkpoint finds the pool full is taken up again
+with a pool twice as big, up to this, and the build's report says so: the checkpoint of a
+relationship table rewrites the lists of every source node group it touches, which grow
+with the table. With 512 MB, the 287,632-abstract build's store loads; the corpus eight
+times over (575,264 abstracts, 573 MB of USES rows) failed in USES before the pool grew."""
 
 WRITE_THREADS = 1
 """LadybugDB's threads while a build writes the store. Every ``COPY`` runs with
@@ -177,6 +190,7 @@ class _Buckets:
         self.directory, self.stem, self.header = directory, stem, header
         self._pending: dict[tuple[int, Any], list[list[Any]]] = defaultdict(list)
         self._files: dict[tuple[int, Any], Path] = {}
+        self._rows: dict[tuple[int, Any], int] = defaultdict(int)
         self._held = 0
 
     def add(self, bucket: int, part: Any, row: list[Any]) -> None:
@@ -196,6 +210,7 @@ class _Buckets:
                 if new:
                     writer.writerow(self.header)
                 writer.writerows(rows)
+            self._rows[where] += len(rows)
         self._pending.clear()
         self._held = 0
 
@@ -207,13 +222,14 @@ class _Buckets:
             out[part] += file.stat().st_size
         return dict(out)
 
-    def files(self) -> Iterator[tuple[Any, Path]]:
-        """Yield ``(part, file)`` bucket by bucket (parts in the order first seen), then
-        forget them; the caller copies and may delete each file."""
+    def files(self) -> Iterator[tuple[Any, Path, int]]:
+        """Yield ``(part, file, rows)`` bucket by bucket (parts in the order first seen),
+        then forget them; the caller copies and may delete each file."""
         self._write()
-        for (_, part), file in sorted(self._files.items(), key=lambda item: item[0][0]):
-            yield part, file
+        for where, file in sorted(self._files.items(), key=lambda item: item[0][0]):
+            yield where[1], file, self._rows[where]
         self._files.clear()
+        self._rows.clear()
 
 
 def write_database(
@@ -222,52 +238,96 @@ def write_database(
     *,
     forward_only_above: int | None = None,
     text_max_papers: int | None = None,
+    notes: list[str] | None = None,
 ) -> dict[str, int]:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
     streamed one label and one relationship type at a time and copied in buckets of about
     :data:`BUCKET_NODES` nodes); return rows loaded per table. A relationship table whose
     rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
     :data:`FORWARD_ONLY_ABOVE`) is stored forward only; with more papers than
-    ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out."""
+    ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out. When
+    the buffer pool had to grow (:data:`WRITE_BUFFER_POOL_MAX`), ``notes`` is told."""
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
     max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
-    with _writing(path) as conn:
+    conn = _Writer(path)
+    try:
         for label in NODE_LABELS:
             conn.execute(node_table_ddl(label))
-    n_buckets = {label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()}
-    counts: dict[str, int] = {}
-    with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
-        tmpdir = Path(tmp)
-        for label in NODE_LABELS:
-            left_out = (
-                {"text"} if label == "Paper" and papers_without_text(source, max_texts) else set()
-            )
-            with _writing(path) as conn:
+        n_buckets = {
+            label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()
+        }
+        counts: dict[str, int] = {}
+        with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
+            tmpdir = Path(tmp)
+            for label in NODE_LABELS:
+                left_out = (
+                    {"text"}
+                    if label == "Paper" and papers_without_text(source, max_texts)
+                    else set()
+                )
                 counts[label] = _copy_nodes(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
-        for rtype, ends in EDGE_ENDS.items():
-            with _writing(path) as conn:
+            for rtype, ends in EDGE_ENDS.items():
                 counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
+    finally:
+        conn.close()
+        if notes is not None:
+            notes += conn.grown
     return counts
 
 
-@contextmanager
-def _writing(path: str | Path) -> Iterator:
-    """Yield a connection that writes the database at ``path``, and close the database
-    after it. :func:`write_database` opens it afresh for each table: an open database keeps
-    what it read and wrote cached beside its buffer pool, so with one connection for all
-    tables the export alone (its own process, 512 MB pool) peaked at 400 / 740 / 1,260 MB on
-    10,000 / 71,908 / 287,632 abstracts, with one per table at 351 / 566 / 889 MB, in the
-    same time (7.6 / 64 / 194-202 s). A connection per ``COPY`` lowered the 288k peak to
-    790 MB but took 10% longer."""
-    conn = open_database(path, buffer_pool_size=WRITE_BUFFER_POOL, threads=WRITE_THREADS)
-    try:
-        yield conn
-    finally:
-        conn.close()
-        conn.database.close()
+class _Writer:
+    """A connection that writes the database at ``path``, opened on first use and closed,
+    database and all, after each ``COPY`` (:func:`_copy`): an open database keeps what it
+    read and wrote cached beside its buffer pool. The export alone, in a process of its
+    own, with a 512 MB pool, peaked at 400 / 740 / 1,260 MB on 10,000 / 71,908 / 287,632
+    abstracts with one connection for all tables (7.6 / 64 / 194 s), at 351 / 566 / 889 MB
+    with one per table (same time), and at 346 / 542 / 790 MB with one per ``COPY`` (10%
+    longer)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.pool = WRITE_BUFFER_POOL
+        self.grown: list[str] = []
+        self.copied: dict[str, int] = defaultdict(int)
+        """Rows copied into each table so far."""
+        self._conn = None
+
+    def execute(self, query: str, parameters: dict[str, Any] | None = None):
+        if self._conn is None:
+            self._conn = open_database(self.path, buffer_pool_size=self.pool, threads=WRITE_THREADS)
+        return self._conn.execute(query, parameters=parameters or {})
+
+    def count(self, table: str) -> int:
+        """Return the rows in ``table`` (a node or a relationship table)."""
+        pattern = f"(n:{table})" if table in NODE_LABELS else f"()-[n:{table}]->()"
+        (n,) = self.execute(f"MATCH {pattern} RETURN count(n)").get_next()
+        return n
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+            conn.database.close()
+
+    def grow(self, what: str) -> bool:
+        """Close the database and double the pool it opens with next (up to
+        :data:`WRITE_BUFFER_POOL_MAX`); return whether it grew."""
+        if not 0 < self.pool < WRITE_BUFFER_POOL_MAX:
+            return False
+        try:
+            self.close()
+        except RuntimeError:
+            pass  # the failed checkpoint again: opening with the bigger pool recovers it
+        bigger = min(2 * self.pool, WRITE_BUFFER_POOL_MAX)
+        self.grown.append(
+            f"graph.lbdb's write buffer pool grew from {self.pool // 2**20:,} to "
+            f"{bigger // 2**20:,} MB for {what} (KG_LADYBUG_MEMORY_MB sets where it starts)"
+        )
+        self.pool = bigger
+        return True
 
 
 def papers_without_text(
@@ -300,8 +360,8 @@ def _copy_nodes(
                 if data.get(key):
                     lf.write(json.dumps({"k": data["key"], "v": list(data[key])}) + "\n")
             n += 1
-    for _, file in rows.files():
-        _copy(conn, label, file, columns=scalar)
+    for _, file, n_rows in rows.files():
+        _copy(conn, label, file, n_rows, columns=scalar)
         file.unlink()
     for key in lists:
         with open(tmpdir / f"{label}.{key}.jsonl", encoding="utf-8") as lf:
@@ -343,10 +403,10 @@ def _copy_edges(
     forward_only = max(weight.values(), default=0) > forward_only_above
     conn.execute(rel_table_ddl(rtype, forward_only))
     direction = "forward only" if forward_only else "both directions"
-    for (a, b), file in rows.files():
+    for (a, b), file, n_rows in rows.files():
         what = f"{rtype} ({a} -> {b}, {weight[(a, b)] / 2**20:.0f} MB of CSV in all, {direction})"
-        _copy(conn, rtype, file, extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "",
-              what=what)  # fmt: skip
+        _copy(conn, rtype, file, n_rows, what=what,
+              extra=f", from='{a}', to='{b}'" if len(ends) > 1 else "")  # fmt: skip
         file.unlink()
     assignments = ", ".join(f"`{k}`: $props.`{k}`" for k in props)
     for a, b, u, v, data in slow:
@@ -360,9 +420,10 @@ def _copy_edges(
 
 
 def _copy(
-    conn,
+    conn: _Writer,
     table: str,
     file: Path,
+    rows: int,
     *,
     columns: list[str] | None = None,
     extra: str = "",
@@ -370,13 +431,29 @@ def _copy(
 ) -> None:
     cols = "(" + ", ".join(f"`{c}`" for c in columns) + ")" if columns else ""
     options = f"header=true, quote='\"', escape='\"', parallel=false{extra}"
-    try:
-        conn.execute(f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})")
-    except RuntimeError as err:
-        raise ExportError(
-            f"LadybugDB could not copy {what or table} from a "
-            f"{file.stat().st_size / 2**20:.1f} MB bucket, with a "
-            f"{WRITE_BUFFER_POOL // 2**20} MB buffer pool: {err}; a bigger "
-            "KG_LADYBUG_MEMORY_MB (or, for a relationship table, a smaller "
-            "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB) may let it through"
-        ) from err
+    query = f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})"
+    while True:
+        try:
+            conn.execute(query)
+            break
+        except RuntimeError as err:
+            pool = conn.pool
+            if "buffer pool is full" not in str(err) or not conn.grow(what or table):
+                raise ExportError(
+                    f"LadybugDB could not copy {what or table} from a "
+                    f"{file.stat().st_size / 2**20:.1f} MB bucket, with a "
+                    f"{pool // 2**20} MB buffer pool: {err}; a bigger KG_LADYBUG_MEMORY_MAX_MB "
+                    "(or, for a relationship table, a smaller "
+                    "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB) may let it through"
+                ) from err
+            # opened again with the bigger pool: the COPY's rows are either all there (it
+            # committed, only its checkpoint failed) or none (copy them again)
+            held = conn.count(table) - conn.copied[table]
+            if held not in (0, rows):
+                raise ExportError(
+                    f"LadybugDB holds {held:,} of the {rows:,} rows of a failed COPY into "
+                    f"{what or table}; build again with a bigger KG_LADYBUG_MEMORY_MB"
+                ) from err
+            query = "CHECKPOINT" if held else query
+    conn.copied[table] += rows
+    conn.close()  # the checkpoint is done: what the database cached goes with it
