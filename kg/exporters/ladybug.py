@@ -284,8 +284,8 @@ class _Writer:
     read and wrote cached beside its buffer pool. The export alone, in a process of its
     own, with a 512 MB pool, peaked at 400 / 740 / 1,260 MB on 10,000 / 71,908 / 287,632
     abstracts with one connection for all tables (7.6 / 64 / 194 s), at 351 / 566 / 889 MB
-    with one per table (same time), and at 346 / 542 / 790 MB with one per ``COPY`` (10%
-    longer)."""
+    with one per table (7.6 / 64 / 202 s), and at 351 / 548 / 788 MB with one per ``COPY``
+    (8.8 / 73 / 220 s)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
