@@ -8,7 +8,8 @@ BUILD is a finished build (its ``tables/`` kept). Its extraction shards (``paper
 ``locals``) are hard-linked into W and the build is resumed over INPUT (the same inputs
 BUILD was made from), so nothing is extracted again and only resolve, graph and the
 exports run. With ``--copies K`` the shards are written K times with suffixed ids, as if
-INPUT were ``bench_build.py --copies K``'s input (the 72k build's shards make the 288k one). Before and after each stage the kernel's peak counter (VmHWM) is reset through
+INPUT were ``bench_build.py --copies K``'s input (the 72k build's shards make the 288k
+one). Before and after each stage the kernel's peak counter (VmHWM) is reset through
 ``/proc/self/clear_refs`` (Linux), so each figure is that stage's own peak, not the
 peak of everything before it; the "(up to ...)" rows are what ran between stages (the
 graph loop is "up to merge_edge_tables"). Whole-build peaks (``bench_build.py``) are the
