@@ -9,6 +9,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -176,23 +177,28 @@ def build(
         tmp.mkdir(exist_ok=True)
         (tmp / RESUME_STATE).write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
         try:
-            _build_into(
-                tmp,
-                summary,
-                listed,
+            extract_papers = partial(
+                _extract_new_papers,
+                summary=summary,
+                inputs=listed,
                 n_process=n_process,
                 batch_size=batch_size,
                 base=base,
                 config=config,
                 fields=fields,
                 max_chars=max_chars,
-                exporters=exporters,
                 min_confidence=min_confidence,
                 progress=progress,
                 on_skip=on_skip,
                 previous=out_dir if add_to else None,
-                graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
                 scheduler=scheduler,
+            )
+            _build_into(
+                tmp,
+                summary,
+                extract_papers,
+                exporters=exporters,
+                graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
             )
             if summary.papers == 0:
                 raise BuildError(
@@ -418,44 +424,20 @@ def _extractions(tables: Path) -> Iterator[PaperExtraction]:
 def _build_into(
     tmp: Path,
     summary: BuildSummary,
-    inputs,
+    extract_papers: Callable[[Path], None],
     *,
-    n_process,
-    batch_size,
-    base,
-    config,
-    fields,
-    max_chars,
     exporters,
-    min_confidence,
-    progress,
-    on_skip,
-    previous: Path | None = None,
     graph_json_max: int = GRAPH_JSON_MAX,
-    scheduler: str | None = None,
 ) -> None:
+    """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
+    build's settings), then resolve and write the exports into ``tmp``."""
     from kg.exporters.jsonio import write_graph_json, write_record
 
     timings = summary.timings
     tables = tmp / TABLES
     tables.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    _extract_new_papers(
-        tables,
-        summary,
-        inputs,
-        n_process=n_process,
-        batch_size=batch_size,
-        base=base,
-        config=config,
-        fields=fields,
-        max_chars=max_chars,
-        min_confidence=min_confidence,
-        progress=progress,
-        on_skip=on_skip,
-        previous=previous,
-        scheduler=scheduler,
-    )
+    extract_papers(tables)
     release_memory()
     timings["nlp"] = time.perf_counter() - t0
     if not shard_files(tables / PAPERS):
