@@ -139,8 +139,8 @@ def _link_shards(build: Path, tables: Path, copies: int = 1, lines_per_copy: int
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("build", type=Path)
-    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("build", type=Path, help="a finished build whose tables/ were kept")
+    ap.add_argument("inputs", nargs="+", help="the inputs BUILD was made from")
     ap.add_argument("--work", type=Path, help="where to build (default: a temporary folder)")
     ap.add_argument("--json", type=Path, help="also write the rows here")
     ap.add_argument(
