@@ -432,18 +432,18 @@ def _copy(
     cols = "(" + ", ".join(f"`{c}`" for c in columns) + ")" if columns else ""
     options = f"header=true, quote='\"', escape='\"', parallel=false{extra}"
     query = f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})"
+    what = what or table
     while True:
         try:
             conn.execute(query)
             break
         except RuntimeError as err:
-            pool = conn.pool
-            if "buffer pool is full" not in str(err) or not conn.grow(what or table):
-                raise ExportError(
-                    f"LadybugDB could not copy {what or table} from a "
+            if "buffer pool is full" not in str(err) or not conn.grow(what):
+                raise ExportError(  # conn.grow changed no pool
+                    f"LadybugDB could not copy {what} from a "
                     f"{file.stat().st_size / 2**20:.1f} MB bucket, with a "
-                    f"{pool // 2**20} MB buffer pool: {err}; a bigger KG_LADYBUG_MEMORY_MAX_MB "
-                    "(or, for a relationship table, a smaller "
+                    f"{conn.pool // 2**20} MB buffer pool: {err}; a bigger "
+                    "KG_LADYBUG_MEMORY_MAX_MB (or, for a relationship table, a smaller "
                     "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB) may let it through"
                 ) from err
             # opened again with the bigger pool: the COPY's rows are either all there (it
@@ -452,7 +452,7 @@ def _copy(
             if held not in (0, rows):
                 raise ExportError(
                     f"LadybugDB holds {held:,} of the {rows:,} rows of a failed COPY into "
-                    f"{what or table}; build again with a bigger KG_LADYBUG_MEMORY_MB"
+                    f"{what}; build again with a bigger KG_LADYBUG_MEMORY_MB"
                 ) from err
             query = "CHECKPOINT" if held else query
     conn.copied[table] += rows
