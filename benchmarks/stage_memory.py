@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -27,6 +28,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from bench_build import _tree_rss_mb  # this folder is on sys.path when run as a script
 
 
 def _status_mb(field: str) -> float:
@@ -41,43 +44,60 @@ def _reset_hwm() -> None:
     Path("/proc/self/clear_refs").write_text("5")
 
 
+def _children_rss_mb() -> float:
+    """Resident memory (MiB, as ``/proc/self/status``) of this process's descendants."""
+    return _tree_rss_mb(os.getpid())[1] * 1e6 / 2**20
+
+
 class _Sampler(threading.Thread):
     """Samples this process's anonymous and file-backed resident memory (``RssAnon``,
-    ``RssFile``) every 0.1 s; :meth:`take` returns the peaks since the last call. VmHWM
-    counts both: pages of a file a native store maps count as resident too, though the
-    kernel may drop them at any time."""
+    ``RssFile``), and its own plus its child processes' (``tree``: a stage may run in a
+    process of its own), every 0.1 s; :meth:`take` returns the peaks since the last call.
+    VmHWM counts both anonymous and file-backed pages: pages of a file a native store maps
+    count as resident too, though the kernel may drop them at any time."""
+
+    FIELDS = ("RssAnon", "RssFile", "tree")
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
-        self._peaks = {"RssAnon": 0.0, "RssFile": 0.0}
+        self._peaks = dict.fromkeys(self.FIELDS, 0.0)
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _now() -> dict[str, float]:
+        return {
+            "RssAnon": _status_mb("RssAnon"),
+            "RssFile": _status_mb("RssFile"),
+            "tree": _status_mb("VmRSS") + _children_rss_mb(),
+        }
 
     def run(self) -> None:
         while True:
+            now = self._now()
             with self._lock:
-                for field in self._peaks:
-                    self._peaks[field] = max(self._peaks[field], _status_mb(field))
+                for field in self.FIELDS:
+                    self._peaks[field] = max(self._peaks[field], now[field])
             time.sleep(0.1)
 
-    def take(self) -> tuple[int, int]:
+    def take(self) -> tuple[int, int, int]:
         with self._lock:
             peaks = self._peaks
-            self._peaks = {field: _status_mb(field) for field in peaks}
-        return round(peaks["RssAnon"]), round(peaks["RssFile"])
+            self._peaks = self._now()
+        return round(peaks["RssAnon"]), round(peaks["RssFile"]), round(peaks["tree"])
 
 
 def _measured(name: str, fn: Callable, rows: list[dict], sampler: _Sampler) -> Callable:
     def wrapper(*args, **kwargs):
         start = _status_mb("VmRSS")
-        anon, file = sampler.take()
+        anon, file, tree = sampler.take()
         rows.append({"stage": f"  (up to {name})", "peak_mb": round(_status_mb("VmHWM")),
-                     "anon_mb": anon, "file_mb": file})  # fmt: skip
+                     "anon_mb": anon, "file_mb": file, "tree_mb": tree})  # fmt: skip
         _reset_hwm()
         t0 = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
-            anon, file = sampler.take()
+            anon, file, tree = sampler.take()
             rows.append(
                 {
                     "stage": name,
@@ -85,6 +105,7 @@ def _measured(name: str, fn: Callable, rows: list[dict], sampler: _Sampler) -> C
                     "peak_mb": round(_status_mb("VmHWM")),
                     "anon_mb": anon,
                     "file_mb": file,
+                    "tree_mb": tree,
                     "rss_after_mb": round(_status_mb("VmRSS")),
                     "seconds": round(time.perf_counter() - t0, 1),
                 }
@@ -164,7 +185,15 @@ def main() -> None:
     if args.copies > 1:
         with open(args.inputs[0], "rb") as fh:
             lines = sum(1 for _ in fh) // args.copies
-    _link_shards(args.build, partial_dir(out) / kb.TABLES, args.copies, lines)
+    # in a process of its own: writing the copies' shards reads every extraction, and what
+    # that leaves in this process's heap would count against the stages measured here
+    linker = multiprocessing.get_context("spawn").Process(
+        target=_link_shards, args=(args.build, partial_dir(out) / kb.TABLES, args.copies, lines)
+    )
+    linker.start()
+    linker.join()
+    if linker.exitcode != 0:
+        raise SystemExit(f"writing the shards into {work} failed (exit code {linker.exitcode})")
     kb._check_resume = lambda tmp, state: None  # the state file is ours, not a killed build's
 
     rows: list[dict] = []
@@ -180,17 +209,19 @@ def main() -> None:
 
     _reset_hwm()
     summary = kb.build(args.inputs, out, resume=True)
-    anon, file = sampler.take()
+    anon, file, tree = sampler.take()
     rows.append({"stage": "  (after report)", "peak_mb": round(_status_mb("VmHWM")),
-                 "anon_mb": anon, "file_mb": file})  # fmt: skip
-    rows.append({"stage": "whole resumed build", "peak_mb": max(r["peak_mb"] for r in rows)})
+                 "anon_mb": anon, "file_mb": file, "tree_mb": tree})  # fmt: skip
+    rows.append({"stage": "whole resumed build", "peak_mb": max(r["peak_mb"] for r in rows),
+                 "tree_mb": max(max(r["tree_mb"], r["peak_mb"]) for r in rows)})  # fmt: skip
     print(f"{summary.papers:,} papers, {summary.nodes:,} nodes, {summary.edges:,} edges")
-    print(f"{'stage':<26} {'before':>7} {'peak':>7} {'anon':>7} {'file':>7} {'after':>7} "
-          f"{'s':>7}  (MB; anon, file: sampled peaks of RssAnon, RssFile)")  # fmt: skip
+    print(f"{'stage':<26} {'before':>7} {'peak':>7} {'anon':>7} {'file':>7} {'tree':>7} "
+          f"{'after':>7} {'s':>7}  (MB; anon, file, tree: sampled peaks of RssAnon, RssFile, "
+          "and of this process with its children)")  # fmt: skip
     for r in rows:
         print(
             f"{r['stage']:<26} {r.get('rss_before_mb', ''):>7} {r['peak_mb']:>7} "
-            f"{r.get('anon_mb', ''):>7} {r.get('file_mb', ''):>7} "
+            f"{r.get('anon_mb', ''):>7} {r.get('file_mb', ''):>7} {r.get('tree_mb', ''):>7} "
             f"{r.get('rss_after_mb', ''):>7} {r.get('seconds', ''):>7}"
         )
     if args.json:
