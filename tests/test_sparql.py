@@ -341,6 +341,22 @@ def test_store_without_turtle_is_streamed_from_the_tables(example_build, tmp_pat
     assert streamed[0][0] > 1000
 
 
+@pytest.mark.parametrize("own_process", [True, False])
+def test_store_from_turtle_in_its_own_process_or_not(sample_build, tmp_path, own_process):
+    store = tmp_path / STORE_NAME
+    info = write_store(None, store, turtle=sample_build / "graph.ttl", own_process=own_process)
+    assert info.path == store and info.bytes > 0
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    assert SparqlEngine(tmp_path).run(count).rows == SparqlEngine(sample_build).run(count).rows
+    assert info.triples == SparqlEngine(sample_build).run(count).rows[0][0]
+    # a Turtle file that does not parse: the error names the store, and nothing is left
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("<a:x> <a:y> .\n", encoding="utf-8")
+    with pytest.raises(KgError, match=r"cannot write the Oxigraph store .*broken"):
+        write_store(None, tmp_path / "broken", turtle=bad, own_process=own_process)
+    assert not (tmp_path / "broken").exists()
+
+
 def _duplicates_graph() -> nx.MultiDiGraph:
     """Two papers mentioning entities that differ only in case and hyphens, or whose name is
     another's alias, and one name shared by a method and a task."""

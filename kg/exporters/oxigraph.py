@@ -4,7 +4,11 @@ store holding the triples of ``graph.ttl``, so SPARQL queries need not parse the
 from __future__ import annotations
 
 import gc
+import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,20 +50,61 @@ def store_path(out_dir: str | Path) -> Path:
 
 
 def write_store(
-    G: nx.MultiDiGraph | GraphSource | None, path: str | Path, *, turtle: str | Path | None = None
+    G: nx.MultiDiGraph | GraphSource | None,
+    path: str | Path,
+    *,
+    turtle: str | Path | None = None,
+    own_process: bool = True,
 ) -> StoreInfo:
     """Write an on-disk Oxigraph store at ``path`` (a new directory).
 
     With ``turtle`` (the build's ``graph.ttl``) the triples are read from that file by
-    Oxigraph's own parser, the fast path; otherwise those of ``G`` are streamed in. Either
-    way they are bulk-inserted :data:`BATCH` at a time, so memory does not grow with the
-    graph (or with the number of cores, as one ``bulk_load`` of the file does).
+    Oxigraph's own parser, the fast path, in a process of its own unless ``own_process`` is
+    false; otherwise those of ``G`` are streamed in. Either way they are bulk-inserted
+    :data:`BATCH` at a time, so memory does not grow with the graph (or with the number of
+    cores, as one ``bulk_load`` of the file does). What the store's engine allocates
+    while it writes grows with the store and stays with the process that wrote it
+    (``malloc_trim`` returns little of it), so a build writes it from a child process that
+    gives all of it back when it ends (:func:`_write_in_child`).
     """
-    import pyoxigraph as ox
-
     path = Path(path)
     if path.exists():
         raise ExportError(f"{path} already exists; the Oxigraph store is written afresh")
+    if turtle is None or not own_process:
+        return _write(G, path, turtle)
+    return _write_in_child(path, Path(turtle))
+
+
+def _write_in_child(path: Path, turtle: Path) -> StoreInfo:
+    """Run ``python -m kg.exporters.oxigraph TURTLE PATH``: a command, not a forked or
+    spawned function, so a script that builds need not guard its ``__main__``."""
+    import kg
+
+    env = dict(os.environ)
+    here = str(Path(kg.__file__).resolve().parents[1])  # kg as this process imported it
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    cmd = [sys.executable, "-m", "kg.exporters.oxigraph", str(turtle), str(path)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode == 0:
+        triples, size = json.loads(proc.stdout)
+        return StoreInfo(path, triples, size)
+    shutil.rmtree(path, ignore_errors=True)
+    if proc.returncode < 0:  # a signal: the kernel's OOM killer, or someone's kill
+        raise ExportError(
+            f"the process writing the Oxigraph store {path} was killed (signal "
+            f"{-proc.returncode}), perhaps for memory; the other outputs do not need the "
+            "store: build them with --only, or build again with more memory"
+        )
+    lines = proc.stderr.strip().splitlines()
+    raise ExportError(lines[-1] if lines else f"cannot write the Oxigraph store {path}: "
+                      f"its process ended with exit code {proc.returncode}")  # fmt: skip
+
+
+def _write(
+    G: nx.MultiDiGraph | GraphSource | None, path: Path, turtle: str | Path | None
+) -> StoreInfo:
+    import pyoxigraph as ox
+
     try:
         store = ox.Store(str(path))
         if turtle is not None:
@@ -95,3 +140,22 @@ def open_store(path: str | Path):
         return ox.Store.read_only(str(path))
     except OSError as exc:
         raise ExportError(f"cannot open the Oxigraph store {path}: {exc}") from exc
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m kg.exporters.oxigraph TURTLE PATH``: write the store of ``TURTLE`` at
+    ``PATH`` and print ``[triples, bytes]`` as JSON (what :func:`_write_in_child` runs)."""
+    if len(argv) != 2:
+        print("usage: python -m kg.exporters.oxigraph TURTLE STORE_DIR", file=sys.stderr)
+        return 2
+    try:
+        info = _write(None, Path(argv[1]), argv[0])
+    except ExportError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(json.dumps([info.triples, info.bytes]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
