@@ -116,10 +116,15 @@ class GraphTableWriter:
         self._edges.close()
 
 
-MERGE_ROWS = 1_000_000
+MERGE_ROWS = 250_000
 """Per-paper edge rows sorted at once when edges are merged: more rows are split into
 partitions by a hash of (type, from, to), each sorted on its own. DuckDB's sort of 6M rows
-with their JSON (a 288k-abstract build) ran out of its 256 MB and could not spill."""
+with their JSON (a 288k-abstract build) ran out of its 256 MB and could not spill. With
+partitions of up to 1M rows a bigger build filled more of DuckDB's limit: the merge stage
+of a build peaked at 418 / 613 / 684 MB on 10,000 / 71,908 / 287,632 abstracts; with
+250,000, at 431 / 529 / 601 MB (``benchmarks/stage_memory.py``). The rows are read once
+per partition: 288k took 265 s in 24 partitions, with two other benchmarks on the
+machine, against 91 to 142 s in 6."""
 
 EDGE_ROWS_PER_SHARD = 10_000
 """Merged edges held before they are written as a shard of ``edges/``. An edge carries up
