@@ -520,6 +520,12 @@ def _build_into(
                 f"more than {ladybug.TEXT_MAX_PAPERS:,} (KG_LADYBUG_TEXT_MAX_PAPERS), would "
                 "set its memory; they are in extractions.jsonl, graph.ttl and Neo4j"
             )
+        if ladybug.papers_without_evidence(source):
+            summary.notes.append(
+                f"graph.lbdb leaves the relationships' evidence out: {labels['Paper']:,} papers, "
+                f"more than {ladybug.EVIDENCE_MAX_PAPERS:,} (KG_LADYBUG_EVIDENCE_MAX_PAPERS); "
+                "it is in extractions.jsonl, graph.ttl, the tables and Neo4j"
+            )
         if forward:
             summary.notes.append(
                 f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both "

@@ -382,6 +382,34 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, mon
     assert all(text is None for _, text in rows)
 
 
+def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path, monkeypatch):
+    """With KG_LADYBUG_EVIDENCE_MAX_PAPERS below the build's papers the store's relationships
+    have no evidence and the report says where it is; unset (the default), they keep it."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.build import build
+
+    papers = tmp_path / "in.txt"
+    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    exporters = ("jsonl", "ladybug", "report")
+    query = (
+        "MATCH (p:Paper)-[m:MENTIONS]->(e:Method) "
+        "RETURN p.paper_id, e.key, m.support, m.evidence ORDER BY p.paper_id, e.key"
+    )
+    assert ladybug_export.EVIDENCE_MAX_PAPERS is None
+    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    assert not [n for n in plain.notes if "evidence" in n]
+    kept = LadybugEngine(tmp_path / "plain").run(query).rows
+    assert len(kept) >= 3 and all(evidence for *_, evidence in kept)
+    monkeypatch.setattr(ladybug_export, "EVIDENCE_MAX_PAPERS", plain.papers - 1)
+    summary = build([papers], tmp_path / "big", exporters=exporters)
+    (note,) = [n for n in summary.notes if "evidence" in n]
+    assert f"{plain.papers} papers, more than {plain.papers - 1}" in note
+    assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")
+    rows = LadybugEngine(tmp_path / "big").run(query).rows
+    assert [row[:3] for row in rows] == [row[:3] for row in kept]
+    assert all(evidence is None for *_, evidence in rows)
+
+
 def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     sample_build, tmp_path, monkeypatch
 ):

@@ -29,6 +29,7 @@ __all__ = [
     "forward_only_tables",
     "write_database",
     "papers_without_text",
+    "papers_without_evidence",
     "open_database",
     "run_query",
     "DB_NAME",
@@ -70,6 +71,19 @@ the Oxigraph store and Neo4j, and every span's offsets stay on its evidence). La
 rewrites a node group of up to 131,072 papers, their texts with it, at the checkpoint
 after each ``COPY`` into it, so the texts set the store's peak: the 71,908 papers alone
 peaked at 752 MB with their texts and 307 MB without."""
+
+EVIDENCE_MAX_PAPERS = (
+    int(os.environ["KG_LADYBUG_EVIDENCE_MAX_PAPERS"])
+    if os.environ.get("KG_LADYBUG_EVIDENCE_MAX_PAPERS")
+    else None
+)
+"""A store of more papers than this leaves the evidence of its relationships out (the
+``evidence`` property is null; ``KG_LADYBUG_EVIDENCE_MAX_PAPERS``, unset by default: every
+store keeps it). The evidence stays in ``extractions.jsonl``, ``graph.ttl``, the Oxigraph
+store, the build's tables and Neo4j. LadybugDB's checkpoint after a ``COPY`` into a
+relationship table needs pool pages in proportion to the table with its evidence, so the
+evidence sets a big store's peak: the export alone at 10,000 / 71,908 / 287,632 abstracts
+peaked at 364 / 574 / 816 MB with it and 295 / 373 / 391 MB without."""
 
 FORWARD_ONLY_ABOVE = (
     int(os.environ["KG_LADYBUG_FORWARD_ONLY_ABOVE_MB"]) * 2**20
@@ -245,7 +259,8 @@ def write_database(
     :data:`BUCKET_NODES` nodes); return rows loaded per table. A relationship table whose
     rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
     :data:`FORWARD_ONLY_ABOVE`) is stored forward only; with more papers than
-    ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out. When
+    ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out, and
+    with more than :data:`EVIDENCE_MAX_PAPERS` the relationships' evidence. When
     the buffer pool had to grow (:data:`WRITE_BUFFER_POOL_MAX`), ``notes`` is told."""
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
@@ -269,8 +284,11 @@ def write_database(
                 counts[label] = _copy_nodes(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
+            evidence = not papers_without_evidence(source)
             for rtype, ends in EDGE_ENDS.items():
-                counts.update(_copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above))
+                counts.update(
+                    _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above, evidence)
+                )
     finally:
         conn.close()
         if notes is not None:
@@ -339,6 +357,14 @@ def papers_without_text(
     return graph_source(G).label_counts().get("Paper", 0) > limit
 
 
+def papers_without_evidence(G: nx.MultiDiGraph | GraphSource) -> bool:
+    """Return whether :func:`write_database` leaves the evidence of the relationships of
+    ``G`` out of the store (more papers than :data:`EVIDENCE_MAX_PAPERS`, when set)."""
+    if EVIDENCE_MAX_PAPERS is None:
+        return False
+    return graph_source(G).label_counts().get("Paper", 0) > EVIDENCE_MAX_PAPERS
+
+
 def _copy_nodes(
     conn, source: GraphSource, label: str, buckets: int, tmpdir: Path, *, left_out: set[str]
 ) -> int:
@@ -381,14 +407,18 @@ def _copy_edges(
     n_buckets: dict[str, int],
     tmpdir: Path,
     forward_only_above: int,
+    evidence: bool = True,
 ) -> dict[str, int]:
     """Create the table of ``rtype`` (forward only when the rows of one pair of labels weigh
-    more than ``forward_only_above`` bytes) and copy its relationships in."""
+    more than ``forward_only_above`` bytes) and copy its relationships in (their
+    ``evidence`` null unless ``evidence``)."""
     props = list(edge_properties(rtype))
     rows = _Buckets(tmpdir, rtype, ["from", "to", *props])
     n_pair: dict[tuple[str, str], int] = defaultdict(int)
     slow: list[tuple[str, str, str, str, dict]] = []
     for u, v, _, data in source.edges(rtype, evidence_json=True):
+        if not evidence:  # a copy: a networkx source yields its own dicts
+            data = {k: value for k, value in data.items() if k != "evidence"}
         a, b = label_of_key(u), label_of_key(v)
         if (a, b) not in ends:
             raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
