@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -294,6 +295,20 @@ def test_min_confidence_keeps_only_the_more_likely_relations(sample_build, neo4j
     assert shrunk >= 1
 
 
+def _three_example_papers(tmp_path: Path) -> Path:
+    """The first three example abstracts, written as an input file in ``tmp_path``."""
+    papers = tmp_path / "in.txt"
+    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    return papers
+
+
+_METHOD_MENTIONS = (
+    "MATCH (p:Paper)-[r:MENTIONS]->(e:Method) "
+    "RETURN p.key, e.key, r.support, r.evidence ORDER BY p.key, e.key"
+)
+"""The links from papers to methods, with their evidence."""
+
+
 def test_a_store_too_big_for_its_buffer_pool_fails_naming_the_table(
     sample_build, tmp_path, monkeypatch
 ):
@@ -319,13 +334,9 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path, monk
     import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
-    papers = tmp_path / "in.txt"
-    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    query = (
-        "MATCH (p:Paper)-[r:MENTIONS]->(e:Method) "
-        "RETURN p.key, e.key, r.support, r.evidence ORDER BY p.key, e.key"
-    )
+    query = _METHOD_MENTIONS
     build([papers], tmp_path / "roomy", exporters=exporters)
     monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
     summary = build([papers], tmp_path / "grown", exporters=exporters)
@@ -342,8 +353,7 @@ def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
     import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
-    papers = tmp_path / "in.txt"
-    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     plain = build([papers], tmp_path / "plain", exporters=exporters)
     assert not [n for n in plain.notes if "forward only" in n]
@@ -363,8 +373,7 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, mon
     import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
-    papers = tmp_path / "in.txt"
-    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     query = "MATCH (p:Paper) RETURN p.paper_id, p.text ORDER BY p.paper_id"
     plain = build([papers], tmp_path / "plain", exporters=exporters)
@@ -388,13 +397,9 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path,
     import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
-    papers = tmp_path / "in.txt"
-    papers.write_text("\n\n".join(EXAMPLES.read_text().split("\n\n")[:3]), encoding="utf-8")
+    papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    query = (
-        "MATCH (p:Paper)-[m:MENTIONS]->(e:Method) "
-        "RETURN p.paper_id, e.key, m.support, m.evidence ORDER BY p.paper_id, e.key"
-    )
+    query = _METHOD_MENTIONS
     assert ladybug_export.EVIDENCE_MAX_PAPERS is None
     plain = build([papers], tmp_path / "plain", exporters=exporters)
     assert not [n for n in plain.notes if "evidence" in n]
