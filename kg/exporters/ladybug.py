@@ -353,16 +353,18 @@ def papers_without_text(
 ) -> bool:
     """Return whether :func:`write_database` leaves the abstracts of ``G`` out of the store
     (more papers than ``text_max_papers``, default :data:`TEXT_MAX_PAPERS`)."""
-    limit = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
-    return graph_source(G).label_counts().get("Paper", 0) > limit
+    return _more_papers_than(G, TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers)
 
 
 def papers_without_evidence(G: nx.MultiDiGraph | GraphSource) -> bool:
     """Return whether :func:`write_database` leaves the evidence of the relationships of
     ``G`` out of the store (more papers than :data:`EVIDENCE_MAX_PAPERS`, when set)."""
-    if EVIDENCE_MAX_PAPERS is None:
-        return False
-    return graph_source(G).label_counts().get("Paper", 0) > EVIDENCE_MAX_PAPERS
+    return _more_papers_than(G, EVIDENCE_MAX_PAPERS)
+
+
+def _more_papers_than(G: nx.MultiDiGraph | GraphSource, limit: int | None) -> bool:
+    """Return whether ``G`` holds more papers than ``limit`` (never, when it is None)."""
+    return limit is not None and graph_source(G).label_counts().get("Paper", 0) > limit
 
 
 def _copy_nodes(
