@@ -336,15 +336,14 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path, monk
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    query = _METHOD_MENTIONS
     build([papers], tmp_path / "roomy", exporters=exporters)
     monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
     summary = build([papers], tmp_path / "grown", exporters=exporters)
     grown = [n for n in summary.notes if "buffer pool grew" in n]
     assert grown and re.search(r"grew from 8 to 16 MB for \w+", grown[0])
     assert grown[0] in (tmp_path / "grown" / "report.md").read_text(encoding="utf-8")
-    rows = LadybugEngine(tmp_path / "grown").run(query).rows
-    assert rows and rows == LadybugEngine(tmp_path / "roomy").run(query).rows
+    rows = LadybugEngine(tmp_path / "grown").run(_METHOD_MENTIONS).rows
+    assert rows and rows == LadybugEngine(tmp_path / "roomy").run(_METHOD_MENTIONS).rows
 
 
 def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
@@ -399,18 +398,17 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path,
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    query = _METHOD_MENTIONS
     assert ladybug_export.EVIDENCE_MAX_PAPERS is None
     plain = build([papers], tmp_path / "plain", exporters=exporters)
     assert not [n for n in plain.notes if "evidence" in n]
-    kept = LadybugEngine(tmp_path / "plain").run(query).rows
+    kept = LadybugEngine(tmp_path / "plain").run(_METHOD_MENTIONS).rows
     assert len(kept) >= 3 and all(evidence for *_, evidence in kept)
     monkeypatch.setattr(ladybug_export, "EVIDENCE_MAX_PAPERS", plain.papers - 1)
     summary = build([papers], tmp_path / "big", exporters=exporters)
     (note,) = [n for n in summary.notes if "evidence" in n]
     assert f"{plain.papers} papers, more than {plain.papers - 1}" in note
     assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")
-    rows = LadybugEngine(tmp_path / "big").run(query).rows
+    rows = LadybugEngine(tmp_path / "big").run(_METHOD_MENTIONS).rows
     assert [row[:3] for row in rows] == [row[:3] for row in kept]
     assert all(evidence is None for *_, evidence in rows)
 

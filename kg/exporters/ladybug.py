@@ -265,26 +265,22 @@ def write_database(
     source = graph_source(G)
     above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
     max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
+    labels = source.label_counts()
+    papers = labels.get("Paper", 0)
     conn = _Writer(path)
     try:
         for label in NODE_LABELS:
             conn.execute(node_table_ddl(label))
-        n_buckets = {
-            label: max(1, -(-n // BUCKET_NODES)) for label, n in source.label_counts().items()
-        }
+        n_buckets = {label: max(1, -(-n // BUCKET_NODES)) for label, n in labels.items()}
         counts: dict[str, int] = {}
         with tempfile.TemporaryDirectory(prefix="kg-ladybug-") as tmp:
             tmpdir = Path(tmp)
             for label in NODE_LABELS:
-                left_out = (
-                    {"text"}
-                    if label == "Paper" and papers_without_text(source, max_texts)
-                    else set()
-                )
+                left_out = {"text"} if label == "Paper" and _more_than(papers, max_texts) else set()
                 counts[label] = _copy_nodes(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
-            evidence = not papers_without_evidence(source)
+            evidence = not _more_than(papers, EVIDENCE_MAX_PAPERS)
             for rtype, ends in EDGE_ENDS.items():
                 counts.update(
                     _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above, evidence)
@@ -353,18 +349,24 @@ def papers_without_text(
 ) -> bool:
     """Return whether :func:`write_database` leaves the abstracts of ``G`` out of the store
     (more papers than ``text_max_papers``, default :data:`TEXT_MAX_PAPERS`)."""
-    return _more_papers_than(G, TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers)
+    limit = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
+    return _more_than(_paper_count(G), limit)
 
 
 def papers_without_evidence(G: nx.MultiDiGraph | GraphSource) -> bool:
     """Return whether :func:`write_database` leaves the evidence of the relationships of
     ``G`` out of the store (more papers than :data:`EVIDENCE_MAX_PAPERS`, when set)."""
-    return _more_papers_than(G, EVIDENCE_MAX_PAPERS)
+    return _more_than(_paper_count(G), EVIDENCE_MAX_PAPERS)
 
 
-def _more_papers_than(G: nx.MultiDiGraph | GraphSource, limit: int | None) -> bool:
-    """Return whether ``G`` holds more papers than ``limit`` (never, when it is None)."""
-    return limit is not None and graph_source(G).label_counts().get("Paper", 0) > limit
+def _paper_count(G: nx.MultiDiGraph | GraphSource) -> int:
+    return graph_source(G).label_counts().get("Paper", 0)
+
+
+def _more_than(papers: int, limit: int | None) -> bool:
+    """Return whether ``papers`` is over ``limit`` (never, when it is None): the one rule
+    by which the store leaves texts or evidence out."""
+    return limit is not None and papers > limit
 
 
 def _copy_nodes(
