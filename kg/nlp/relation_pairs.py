@@ -12,8 +12,10 @@ pair.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from spacy.tokens import Doc, Span
 
@@ -22,9 +24,23 @@ from kg.nlp.phrases import SentenceIndex
 from kg.resolve.keys import normalise_name
 from kg.schema import RELATION_ENDS
 
-__all__ = ["EntityGroup", "PairCandidate", "entity_groups", "pair_candidates", "allowed_types"]
+__all__ = [
+    "EntityGroup",
+    "PairCandidate",
+    "NEAR_MENTIONS",
+    "entity_groups",
+    "iter_pair_candidates",
+    "pair_candidates",
+    "allowed_types",
+]
 
 _MAX_BETWEEN = 12  # tokens between two mentions still read as words between
+
+NEAR_MENTIONS = 64
+"""Two entities are a candidate pair when a mention of one lies within this many mentions
+of a mention of the other, in text order. An abstract names far fewer (at most 36 in the
+240 abstracts of the sample and silver test), so in an abstract every pair is a candidate;
+in a much longer text the candidates grow with its length, not with its square."""
 
 
 @dataclass
@@ -90,8 +106,43 @@ def pair_candidates(
     main: Span | None,
     sentences: SentenceIndex,
 ) -> list[PairCandidate]:
-    """Return every ordered pair of distinct groups that a relation type can join, with
-    the features the relation classifier scores it by."""
+    """Return every candidate pair of distinct groups that a relation type can join, with
+    the features the relation classifier scores it by (:func:`iter_pair_candidates`)."""
+    return list(iter_pair_candidates(doc, groups, rule_relations, main, sentences))
+
+
+def near_pairs(groups: list[EntityGroup], near: int = NEAR_MENTIONS) -> Iterator[tuple[int, int]]:
+    """Yield the ordered pairs ``(h, t)`` of distinct groups, in ``h, t`` order, that have
+    mentions at most ``near`` mentions apart in text order (all pairs when the groups have
+    ``near + 1`` mentions or fewer).
+
+    >>> from types import SimpleNamespace as NS
+    >>> g = [EntityGroup(k, "Method", [NS(start=i)]) for k, i in (("a", 0), ("b", 5), ("c", 9))]
+    >>> list(near_pairs(g, near=1))
+    [(0, 1), (1, 0), (1, 2), (2, 1)]
+    """
+    order = sorted((m.start, g) for g, group in enumerate(groups) for m in group.mentions)
+    if len(order) <= near + 1:
+        pairs = set(combinations(range(len(groups)), 2))
+    else:
+        pairs = set()
+        for i, (_, a) in enumerate(order):
+            for _, b in order[i + 1 : i + 1 + near]:
+                if a != b:
+                    pairs.add((min(a, b), max(a, b)))
+    yield from sorted(pairs | {(t, h) for h, t in pairs})
+
+
+def iter_pair_candidates(
+    doc: Doc,
+    groups: list[EntityGroup],
+    rule_relations: list[dict],
+    main: Span | None,
+    sentences: SentenceIndex,
+) -> Iterator[PairCandidate]:
+    """Yield the ordered pairs of distinct groups named near each other
+    (:data:`NEAR_MENTIONS`) that a relation type can join, with the features the relation
+    classifier scores them by, one at a time (a long text has many)."""
     info = doc_data(doc, "kg_mention_info")
     group_of = {(m.start_char, m.end_char): k for k, g in enumerate(groups) for m in g.mentions}
     found: dict[tuple[int, int], set[str]] = {}
@@ -108,27 +159,26 @@ def pair_candidates(
         per_label[g.label] = per_label.get(g.label, 0) + 1
     sides = [_group_features(g, k == main_group, proposed, info, sentences) for k, g in
              enumerate(groups)]  # fmt: skip
-    out = []
-    for h, head in enumerate(groups):
-        for t, tail in enumerate(groups):
-            if h == t or not allowed_types(head.label, tail.label):
-                continue
-            hm, tm, sent, near = _closest(head, tail, sentences)
-            pair = f"{head.label}>{tail.label}"
-            feats = [f"pair={pair}", "bias"]
-            feats += [f"h.{f}" for f in sides[h]] + [f"t.{f}" for f in sides[t]]
-            feats += [f"{pair}|rule={r}" for r in sorted(found.get((h, t), ()))]
-            feats += [f"{pair}|rev_rule={r}" for r in sorted(found.get((t, h), ()))]
-            if not found.get((h, t)) and not found.get((t, h)):
-                feats.append(f"{pair}|no_rule")
-            if (h, t) in in_result or (t, h) in in_result:
-                feats.append(f"{pair}|same_result")
-            feats.append(f"{pair}|n_tail_type={min(per_label[tail.label], 4)}")
-            feats.append(f"{pair}|n_head_type={min(per_label[head.label], 4)}")
-            feats += [f"{pair}|{f}" for f in _between_features(doc, hm, tm, near)]
-            feats.append(f"{pair}|main={int(h == main_group)}{int(t == main_group)}")
-            out.append(PairCandidate(head, tail, hm, tm, sent, feats))
-    return out
+    placed = [_Placed(g, sentences) for g in groups]
+    for h, t in near_pairs(groups):
+        head, tail = groups[h], groups[t]
+        if not allowed_types(head.label, tail.label):
+            continue
+        hm, tm, sent, near = _closest(placed[h], placed[t])
+        pair = f"{head.label}>{tail.label}"
+        feats = [f"pair={pair}", "bias"]
+        feats += [f"h.{f}" for f in sides[h]] + [f"t.{f}" for f in sides[t]]
+        feats += [f"{pair}|rule={r}" for r in sorted(found.get((h, t), ()))]
+        feats += [f"{pair}|rev_rule={r}" for r in sorted(found.get((t, h), ()))]
+        if not found.get((h, t)) and not found.get((t, h)):
+            feats.append(f"{pair}|no_rule")
+        if (h, t) in in_result or (t, h) in in_result:
+            feats.append(f"{pair}|same_result")
+        feats.append(f"{pair}|n_tail_type={min(per_label[tail.label], 4)}")
+        feats.append(f"{pair}|n_head_type={min(per_label[head.label], 4)}")
+        feats += [f"{pair}|{f}" for f in _between_features(doc, hm, tm, near)]
+        feats.append(f"{pair}|main={int(h == main_group)}{int(t == main_group)}")
+        yield PairCandidate(head, tail, hm, tm, sent, feats)
 
 
 def _group_features(
@@ -149,21 +199,33 @@ def _group_features(
     return feats
 
 
-def _closest(
-    head: EntityGroup, tail: EntityGroup, sentences: SentenceIndex
-) -> tuple[Span, Span, int, int]:
+class _Placed:
+    """A group's mentions in text order, with their token starts and sentences."""
+
+    def __init__(self, group: EntityGroup, sentences: SentenceIndex) -> None:
+        self.mentions = sorted(group.mentions, key=lambda m: m.start)
+        self.starts = [m.start for m in self.mentions]
+        self.sents = [sentences.index(m.start) for m in self.mentions]
+
+
+def _closest(head: _Placed, tail: _Placed) -> tuple[Span, Span, int, int]:
     """The head and tail mentions nearest to each other (same sentence first), the
-    sentence they are reported in, and how many sentences apart they are."""
+    sentence they are reported in, and how many sentences apart they are.
+
+    Sentences and distances grow with the position in the text, so the tail mention
+    nearest to a head mention is the one just before or just after it: each head mention
+    looks at those two only (the first of equally near ones wins)."""
     best = None
-    for hm in head.mentions:
-        hs = sentences.index(hm.start)
-        for tm in tail.mentions:
-            ts = sentences.index(tm.start)
-            key = (abs(hs - ts), abs(hm.start - tm.start))
-            if best is None or key < best[0]:
-                best = (key, hm, tm, ts)
-    (apart, _), hm, tm, ts = best
-    return hm, tm, ts, apart
+    for i, start in enumerate(head.starts):
+        hs = head.sents[i]
+        after = bisect_left(tail.starts, start)
+        for j in (after - 1, after):
+            if 0 <= j < len(tail.starts):
+                key = (abs(hs - tail.sents[j]), abs(start - tail.starts[j]))
+                if best is None or key < best[0]:
+                    best = (key, i, j)
+    (apart, _), i, j = best
+    return head.mentions[i], tail.mentions[j], tail.sents[j], apart
 
 
 def _between_features(doc: Doc, hm: Span, tm: Span, apart: int) -> list[str]:

@@ -6,14 +6,19 @@ import math
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
-from spacy.util import registry
+from spacy.util import minibatch, registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import SentenceIndex
 from kg.nlp.proposals import is_named, proposed_method
-from kg.nlp.relation_pairs import allowed_types, entity_groups, pair_candidates
+from kg.nlp.relation_pairs import (
+    allowed_types,
+    entity_groups,
+    iter_pair_candidates,
+    pair_candidates,
+)
 from kg.resources import nlp_data_dir, trained_file
 from kg.schema import RELATION_ENDS, RELATION_TYPES
 
@@ -32,6 +37,8 @@ _BEAT = {
     "improve",
 }
 _COMPARE = {"compare", "benchmark", "contrast"}
+_SCORED_AT_ONCE = 2048  # entity pairs featurised and scored together
+_NEAREST_METRICS = 8  # metrics a data set or task of a sentence is tied to, nearest first
 _SELF = {"we", "our", "it", "ours", "this", "which"}
 
 
@@ -109,7 +116,7 @@ class RelationExtractor(KgComponent):
         for row in doc_data(doc, "kg_results"):
             self._from_result(doc, row, mentions, add)
         if self.classifier is not None:
-            out[:] = self._classify(self._pairs(doc, mentions, out, main, sentences))
+            out[:] = self._classify(doc, mentions, out, main, sentences)
 
     def _confidence(self, margin: float) -> float:
         a, b = self.calibration
@@ -121,19 +128,23 @@ class RelationExtractor(KgComponent):
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
         main = proposed_method(doc, mentions) or _fallback_main(doc, mentions)
         rules = doc_data(doc, "kg_relations")
-        return self._pairs(doc, mentions, rules, main, SentenceIndex(doc))
+        groups = entity_groups(doc, mentions)
+        return pair_candidates(doc, groups, rules, main, SentenceIndex(doc))
 
-    @staticmethod
-    def _pairs(doc, mentions, rule_relations, main, sentences):
-        return pair_candidates(doc, entity_groups(doc, mentions), rule_relations, main, sentences)
-
-    def _classify(self, pairs) -> list[dict]:
-        if not pairs:
-            return []
+    def _classify(self, doc, mentions, rule_relations, main, sentences) -> list[dict]:
+        """Type or reject each candidate pair, scored :data:`_SCORED_AT_ONCE` at a time so
+        that a long text's many pairs never sit in memory together."""
+        groups = entity_groups(doc, mentions)
+        pairs = iter_pair_candidates(doc, groups, rule_relations, main, sentences)
         classes = self.classifier.classes
-        matrix = self.classifier.score_matrix([p.features for p in pairs])
         kept: dict[tuple, tuple[float, dict]] = {}
-        for pair, row in zip(pairs, matrix.tolist(), strict=True):
+        for chunk in minibatch(pairs, _SCORED_AT_ONCE):
+            matrix = self.classifier.score_matrix([p.features for p in chunk])
+            self._keep_best(chunk, matrix.tolist(), classes, kept)
+        return [rel for _, rel in sorted(kept.values(), key=lambda kv: kv[1]["head"])]
+
+    def _keep_best(self, pairs, rows, classes, kept: dict[tuple, tuple[float, dict]]) -> None:
+        for pair, row in zip(pairs, rows, strict=True):
             scores = dict(zip(classes, row, strict=True))
             types = [t for t in allowed_types(pair.head.label, pair.tail.label) if t in scores]
             if not types:
@@ -154,7 +165,6 @@ class RelationExtractor(KgComponent):
                 "rule": f"{self.name}.classifier",
                 "confidence": self._confidence(margin),
             })  # fmt: skip
-        return [rel for _, rel in sorted(kept.values(), key=lambda kv: kv[1]["head"])]
 
     # -- sentence rules ------------------------------------------------------------------
     def _verb_patterns(self, sent: Span, index: int, in_sent: list[Span], main, add) -> None:
@@ -182,7 +192,12 @@ class RelationExtractor(KgComponent):
         datasets = [m for m in in_sent if m.label_ == "Dataset"]
         metrics = [m for m in in_sent if m.label_ == "Metric"]
         for subject in datasets + tasks:
-            for metric in metrics:
+            if len(metrics) > _NEAREST_METRICS:  # a list, not a sentence: its nearest ones
+                near = sorted(metrics, key=lambda m: (abs(m.start - subject.start), m.start))
+                chosen = sorted(near[:_NEAREST_METRICS], key=lambda m: m.start)
+            else:
+                chosen = metrics
+            for metric in chosen:
                 add(subject, "MEASURED_BY", metric, index, "cooccur", 0.4)
 
     def _paper_scope(

@@ -1,0 +1,243 @@
+"""Hostile input and commands (issue 45): long records, queries that write or reach out."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from kg.cli import app
+from kg.errors import KgError
+from kg.query.guard import QueryRefused, check_cypher, check_sparql
+
+runner = CliRunner()
+
+
+# -- item 1: one long record costs memory in proportion to its length ------------------------
+
+
+def _names_text(n: int, seed: int = 0) -> str:
+    """``n`` invented names with acronyms, "Word Word (WW3)", in sentences: a new entity every
+    few words, the worst case for pairing entities."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    parts = []
+    for i in range(n):
+        a = "".join(rng.choice(letters) for _ in range(7)).capitalize()
+        b = "".join(rng.choice(letters) for _ in range(6)).capitalize()
+        parts.append(f"We compare {a} {b} ({a[0]}{b[0]}{i}) with the baseline.")
+    return " ".join(parts)
+
+
+def test_relation_candidates_grow_linearly_with_the_text(nlp):
+    relations = nlp.get_pipe("kg_relations")
+    counts = []
+    for n in (150, 300):
+        doc = nlp(_names_text(n))
+        counts.append(len(relations.candidates(doc)))
+    # every pair of 300 or 600 entities would be 4x as many pairs for twice the text
+    assert counts[1] <= 2.3 * counts[0], counts
+
+
+def test_long_text_runs_the_base_components_in_segments(nlp):
+    from kg.nlp.pipeline import SEGMENT_CHARS, pipe_texts
+
+    text = _names_text(400)
+    assert len(text) > 4 * SEGMENT_CHARS
+    short = "We propose SparseNet, which reaches 81.2% accuracy on ImageNet."
+    docs = list(pipe_texts(nlp, [short, text, short], batch_size=2))
+    assert [d.text for d in docs] == [short, text, short]
+    long_doc = docs[1]
+    assert len(long_doc) == len(nlp.make_doc(text))
+    assert long_doc.has_annotation("DEP") and long_doc.has_annotation("LEMMA")
+    assert len(long_doc.spans["kg_entities"]) > 400  # kg's components saw the whole text
+    alone = nlp(short)
+    assert [e.text for e in docs[0].spans["kg_entities"]] == [
+        e.text for e in alone.spans["kg_entities"]
+    ]
+
+
+# -- item 2: query commands never write, never reach out ---------------------------------------
+
+
+class _Catcher(BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        _Catcher.hits.append(self.path)
+        self.send_response(404)
+        self.end_headers()
+
+    do_POST = do_GET
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+@pytest.fixture(scope="module")
+def catcher():
+    """An HTTP server on 127.0.0.1 that records every request it gets."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Catcher)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Catcher.hits.clear()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def build_copy(example_build, tmp_path_factory):
+    out = tmp_path_factory.mktemp("hostile") / "out"
+    shutil.copytree(example_build[0], out)
+    return out
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_cypher_copy_to_a_build_table_is_refused(build_copy):
+    table = next((build_copy / "tables").rglob("*.parquet"))
+    before = _digests(build_copy)
+    query = f"COPY (MATCH (m:Method) RETURN m.name) TO '{table}'"
+    result = runner.invoke(app, ["cypher", str(build_copy), query])
+    assert result.exit_code == 1
+    assert "only queries that read" in result.output
+    assert _digests(build_copy) == before
+
+
+def test_sparql_update_and_service_are_refused(build_copy, catcher):
+    result = runner.invoke(app, ["sparql", str(build_copy), "INSERT DATA { <a:x> <a:y> <a:z> }"])
+    assert result.exit_code == 1
+    assert "SPARQL Update" in result.output and "CONSTRUCT" in result.output
+    service = f"SELECT * WHERE {{ SERVICE <{catcher}/sparql> {{ ?s ?p ?o }} }}"
+    result = runner.invoke(app, ["sparql", str(build_copy), service])
+    assert result.exit_code == 1 and "--allow-service" in result.output
+    assert _Catcher.hits == []
+
+
+def test_allow_service_sends_the_request(build_copy, catcher):
+    from kg.query.sparql import SparqlEngine
+
+    engine = SparqlEngine(build_copy, allow_service=True)
+    _Catcher.hits.clear()
+    with pytest.raises(KgError):  # the catcher answers 404
+        engine.run(f"SELECT * WHERE {{ SERVICE <{catcher}/sparql> {{ ?s ?p ?o }} }}")
+    assert _Catcher.hits, "with --allow-service the SERVICE request is made"
+    _Catcher.hits.clear()
+
+
+def test_reading_queries_that_name_the_keywords_still_run():
+    check_cypher("MATCH (m:Method) WHERE m.name CONTAINS 'COPY' RETURN m.set AS `delete`")
+    check_cypher("// CREATE a comment\nMATCH (n) RETURN n /* MERGE */ LIMIT 1")
+    check_cypher("CALL show_tables() RETURN *")
+    check_sparql('SELECT ?s WHERE { ?s kgo:load "INSERT" ; <http://x/DELETE> ?o } # DROP')
+
+
+# Statements that write or reach out, in the forms the two stores take; {t} a build file,
+# {d} a folder in the build, {u} the catcher's URL.
+_CYPHER_BAD = [
+    "COPY Method TO '{t}'",
+    "COPY (MATCH (m:Method) RETURN m.key) TO '{t}'",
+    "COPY Method FROM '{t}'",
+    "EXPORT DATABASE '{d}'",
+    "IMPORT DATABASE '{d}'",
+    "INSTALL httpfs",
+    "LOAD EXTENSION '{t}'",
+    "LOAD httpfs",
+    "LOAD FROM '{u}/x.csv' RETURN *",
+    "ATTACH '{t}' AS other (dbtype lbug)",
+    "DETACH other",
+    "USE other",
+    "CALL threads=1",
+    "CALL create_fts_index('Method', 'idx', ['name'])",
+    "CALL checkpoint_threshold=1",
+    "MATCH (m:Method) SET m.name = 'x'",
+    "MATCH (m:Method) DETACH DELETE m",
+    "MATCH (m:Method) REMOVE m.name",
+    "CREATE (m:Method {{key: 'x'}})",
+    "MERGE (m:Method {{key: 'x'}})",
+    "CREATE NODE TABLE X(id INT64, PRIMARY KEY(id))",
+    "DROP TABLE Method",
+    "ALTER TABLE Method ADD extra INT64",
+    "CHECKPOINT",
+    "BEGIN TRANSACTION",
+]
+_SPARQL_BAD = [
+    "INSERT DATA {{ <a:x> <a:y> <a:z> }}",
+    "DELETE WHERE {{ ?s ?p ?o }}",
+    "DELETE {{ ?s ?p ?o }} INSERT {{ ?s ?p 1 }} WHERE {{ ?s ?p ?o }}",
+    "WITH <a:g> DELETE {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o }}",
+    "LOAD <{u}/x.ttl>",
+    "LOAD SILENT <{u}/x.ttl> INTO GRAPH <a:g>",
+    "CLEAR ALL",
+    "DROP DEFAULT",
+    "CREATE GRAPH <a:g>",
+    "COPY DEFAULT TO <a:g>",
+    "MOVE DEFAULT TO <a:g>",
+    "ADD DEFAULT TO <a:g>",
+    "SELECT * WHERE {{ SERVICE <{u}/sparql> {{ ?s ?p ?o }} }}",
+    "SELECT * WHERE {{ SERVICE SILENT <{u}/sparql> {{ ?s ?p ?o }} }}",
+    "ASK {{ ?s ?p ?o . SERVICE <{u}/q> {{ ?s ?p ?o }} }}",
+]
+_READS = {
+    "cypher": "MATCH (m:Method) RETURN m.name LIMIT 1",
+    "sparql": "SELECT ?s WHERE {{ ?s ?p ?o }} LIMIT 1",
+}
+
+
+def _disguise(query: str, rng: random.Random, comment: str) -> str:
+    """The same statement with keyword case, spacing and comments varied, and perhaps a
+    reading statement before it."""
+    words = re.split(r"(\s+)", query)
+    out = []
+    for w in words:
+        if w.isspace():
+            out.append(rng.choice([" ", "\n", "\t ", f" {comment} "]))
+        elif re.fullmatch(r"[A-Za-z_]+", w):
+            out.append("".join(c.upper() if rng.random() < 0.5 else c.lower() for c in w))
+        else:
+            out.append(w)
+    return "".join(out)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_fuzz_query_commands_never_write_or_reach_out(build_copy, catcher, data):
+    from kg.query import LadybugEngine
+    from kg.query.sparql import SparqlEngine
+
+    before = _digests(build_copy)
+    table = next((build_copy / "tables").rglob("*.parquet"))
+    language = data.draw(st.sampled_from(["cypher", "sparql"]))
+    template = data.draw(st.sampled_from(_CYPHER_BAD if language == "cypher" else _SPARQL_BAD))
+    seed = data.draw(st.integers(0, 10_000))
+    comment = "/* x */" if language == "cypher" else "# x\n"
+    query = template.format(t=table, d=build_copy / "tables", u=catcher)
+    query = _disguise(query, random.Random(seed), comment)
+    if data.draw(st.booleans()):
+        query = _READS[language].replace("{{", "{").replace("}}", "}") + " ;\n" + query
+    with pytest.raises(QueryRefused):
+        if language == "cypher":
+            LadybugEngine(build_copy).run(query)
+        else:
+            SparqlEngine(build_copy).run(query)
+    assert _Catcher.hits == []
+    assert _digests(build_copy) == before
