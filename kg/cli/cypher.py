@@ -20,7 +20,8 @@ def cypher(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
 ) -> None:
-    """Query the embedded store of a build with Cypher.
+    """Query the embedded store of a build with Cypher (reading only: a query that writes,
+    COPY, LOAD, INSTALL, ATTACH or CALL of anything but the catalogue functions is refused).
 
     Example:
 

@@ -45,12 +45,21 @@ def sparql(
         ),
     ] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the saved SPARQL queries.")] = False,
+    allow_service: Annotated[
+        bool,
+        typer.Option(
+            "--allow-service",
+            help="Run SERVICE clauses, which send requests to other SPARQL endpoints over "
+            "the network (refused by default).",
+        ),
+    ] = False,
 ) -> None:
     """Run SPARQL on a build: a saved query by name, or any query you write.
 
     The build's Oxigraph store (OUT/graph.oxigraph) answers when it has one; otherwise
     OUT/graph.ttl is parsed first. Parameters are bound as typed RDF terms (never pasted
-    into the query text). Without OUT, ./kg-out is used if it is a build.
+    into the query text). Without OUT, ./kg-out is used if it is a build. Only queries
+    run: SPARQL Update is refused, and a SERVICE clause needs --allow-service.
 
     Examples:
 
@@ -77,7 +86,7 @@ def sparql(
         if show:
             print(render_query(saved.text, params), end="")
             return
-        engine = SparqlEngine(_build_dir(second))
+        engine = SparqlEngine(_build_dir(second), allow_service=allow_service)
         result = engine.run(saved.text, params)
         if not result.rows:
             unknown = unknown_names(engine, saved, params)
@@ -90,7 +99,8 @@ def sparql(
         if show:
             print(text)
             return
-        result = SparqlEngine(Path(first)).run(text, parse_params(param or []))
+        engine = SparqlEngine(Path(first), allow_service=allow_service)
+        result = engine.run(text, parse_params(param or []))
     else:
         raise KgError(
             f"{first!r} is neither a saved SPARQL query nor a build directory; "

@@ -44,7 +44,12 @@ class LadybugEngine:
         self._conn = open_database(self.path, read_only=True)
 
     def run(self, query: str, params: dict[str, Any] | None = None) -> QueryResult:
-        """Run ``query``; raise ``KgError`` with LadybugDB's message when it fails."""
+        """Run ``query``; raise ``KgError`` with LadybugDB's message when it fails, and
+        :class:`~kg.query.guard.QueryRefused` for a query that writes or reaches out
+        (:func:`~kg.query.guard.check_cypher`)."""
+        from kg.query.guard import check_cypher
+
+        check_cypher(query)
         try:
             result = self._conn.execute(query, parameters=params or {})
         except RuntimeError as exc:

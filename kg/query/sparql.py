@@ -28,6 +28,7 @@ from typing import Any
 
 from kg.errors import KgError
 from kg.query.engines import QueryResult
+from kg.query.guard import check_sparql
 from kg.query.saved import SavedQuery, parse_query
 from kg.resources import queries_dir
 
@@ -139,10 +140,12 @@ def _split_limit(params: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
 @dataclass
 class SparqlEngine:
     """SPARQL on a build: its Oxigraph store (``graph.oxigraph/``) when it has one, else
-    its ``graph.ttl`` parsed into memory."""
+    its ``graph.ttl`` parsed into memory. Queries only: SPARQL Update is refused, and so is
+    ``SERVICE`` (a request to another endpoint) unless ``allow_service``."""
 
     path: Path
     name: str = "sparql"
+    allow_service: bool = False
 
     def __post_init__(self) -> None:
         from kg.exporters.oxigraph import STORE_NAME, open_store
@@ -165,6 +168,7 @@ class SparqlEngine:
 
         from kg.exporters.namespaces import PREFIXES
 
+        check_sparql(query, allow_service=self.allow_service)
         values, limit = _split_limit(params or {})
         substitutions = {ox.Variable(k): rdf_term(v) for k, v in values.items()}
         try:
