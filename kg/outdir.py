@@ -15,16 +15,26 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from kg.errors import KgError
 
 __all__ = [
     "MANIFEST",
+    "OUTPUT_MARK",
     "OutputDirError",
+    "atomic_write_text",
+    "build_holding",
+    "check_not_in_build",
     "check_output_dir",
+    "check_output_file",
+    "check_output_folder",
+    "derived_files",
+    "mark_folder",
+    "write_folder",
     "locked",
     "new_temp_dir",
     "partial_dir",
@@ -32,6 +42,8 @@ __all__ = [
     "replace_dir",
     "write_manifest",
 ]
+
+T = TypeVar("T")
 
 MANIFEST = "kg-build.json"
 # What other kg commands write into a build directory (regenerated from the build).
@@ -219,3 +231,123 @@ def replace_dir(tmp: Path, out_dir: Path) -> None:
     os.replace(tmp, out_dir)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+# -- what other commands write: one file or one folder -----------------------------------
+
+OUTPUT_MARK = "kg-output.json"
+"""The file that marks a folder written by a kg command other than ``kg build`` (``kg
+analyze``'s and ``kg export neo4j-csv``'s): such a folder may be written again."""
+
+
+def build_holding(path: Path) -> Path | None:
+    """Return the kg build directory that ``path`` lies in (or is), if any."""
+    resolved = path.resolve()
+    for folder in (resolved, *resolved.parents):
+        if (folder / MANIFEST).is_file() and read_manifest(folder) is not None:
+            return folder
+    return None
+
+
+def check_not_in_build(path: Path, option: str) -> None:
+    """Refuse ``path`` when it is a build directory or one of a build's own files; the
+    derived outputs (:data:`DERIVED`) are the only places inside a build other commands
+    write."""
+    build = build_holding(path)
+    if build is None:
+        return
+    rel = path.resolve().relative_to(build)
+    if rel.parts and rel.parts[0] in DERIVED:
+        return
+    what = "is the build directory" if not rel.parts else f"is part of the build in {build}"
+    raise OutputDirError(
+        f"{option} {path}: {path} {what}; kg never writes into a build's own files (only "
+        f"{', '.join(DERIVED)} beside them). Write somewhere else"
+    )
+
+
+def check_output_file(
+    path: Path, *, force: bool, ours: Callable[[Path], bool], option: str = "-o"
+) -> None:
+    """Raise :class:`OutputDirError` unless a command may write the file ``path``: not a
+    build's own file (ever), not a directory, and, when it exists, a file that
+    ``ours(path)`` recognises as kg's, or ``force``."""
+    check_not_in_build(path, option)
+    if path.is_dir():
+        raise OutputDirError(f"{option} {path}: {path} is a directory; give a file name")
+    if path.exists() and not force and not ours(path):
+        raise OutputDirError(
+            f"{option} {path}: {path} exists and was not written by kg; choose another "
+            "name, or pass --force to replace it"
+        )
+
+
+def check_output_folder(path: Path, *, force: bool, tool: str, option: str = "-o") -> None:
+    """Raise :class:`OutputDirError` unless a command may replace the folder ``path``
+    whole: not a build's own folder, and new, empty, or marked by ``tool``
+    (:data:`OUTPUT_MARK`), or ``force``."""
+    check_not_in_build(path, option)
+    if path.exists() and not path.is_dir():
+        raise OutputDirError(f"{option} {path}: {path} is a file; give a folder")
+    if not path.is_dir() or force or not any(path.iterdir()):
+        return
+    try:
+        mark = json.loads((path / OUTPUT_MARK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        mark = None
+    if not isinstance(mark, dict) or mark.get("tool") != tool:
+        raise OutputDirError(
+            f"{option} {path}: {path} holds files {tool} did not write "
+            f"({_listing(p.name for p in path.iterdir())}); it is replaced whole, so choose "
+            "a new or empty folder, or pass --force to replace it"
+        )
+
+
+def mark_folder(folder: Path, tool: str) -> None:
+    """Mark ``folder`` as written by ``tool`` (see :func:`check_output_folder`)."""
+    text = json.dumps({"tool": tool, "version": _version()}, indent=2) + "\n"
+    (folder / OUTPUT_MARK).write_text(text, encoding="utf-8")
+
+
+def _version() -> str:
+    from kg import __version__
+
+    return __version__
+
+
+def _temp_sibling(path: Path, suffix: str = "") -> Path:
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}{suffix}")
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary sibling renamed over it, so a reader
+    (or a failure half-way) never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_sibling(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_folder(path: Path, tool: str, write: Callable[[Path], T]) -> T:
+    """Call ``write(folder)`` on a new temporary sibling of ``path``, mark it as
+    ``tool``'s and swap it in for ``path`` whole; on failure ``path`` is as it was."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_sibling(path)
+    tmp.mkdir()
+    try:
+        result = write(tmp)
+        mark_folder(tmp, tool)
+        replace_dir(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+def derived_files(out_dir: Path) -> list[str]:
+    """The outputs of other commands in the build ``out_dir`` (a rebuild removes them)."""
+    return [name for name in DERIVED if (out_dir / name).exists()]

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from kg.cli import app
 from kg.errors import KgError
 from kg.query.guard import QueryRefused, check_cypher, check_sparql
+from tests.conftest import shared_path
 
 runner = CliRunner()
 
@@ -241,3 +242,75 @@ def test_fuzz_query_commands_never_write_or_reach_out(build_copy, catcher, data)
             SparqlEngine(build_copy).run(query)
     assert _Catcher.hits == []
     assert _digests(build_copy) == before
+
+
+# -- item 3: written files never replace what kg did not write --------------------------------
+
+
+@pytest.fixture
+def own_build(example_build, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(example_build[0], out)
+    return out
+
+
+def test_viz_never_replaces_a_foreign_file_or_a_build_file(own_build, tmp_path):
+    mine = tmp_path / "notes.html"
+    mine.write_text("my notes", encoding="utf-8")
+    result = runner.invoke(app, ["viz", str(own_build), "-o", str(mine)])
+    assert result.exit_code == 1 and "not written by kg" in result.output
+    assert mine.read_text(encoding="utf-8") == "my notes"
+    records = own_build / "extractions.jsonl"
+    before = records.read_bytes()
+    for extra in ([], ["--force"]):
+        result = runner.invoke(app, ["viz", str(own_build), "-o", str(records), *extra])
+        assert result.exit_code == 1 and "never writes into a build's own files" in result.output
+    assert records.read_bytes() == before
+    page = tmp_path / "graph.html"
+    for _ in range(2):  # a page kg viz wrote may be written again
+        assert runner.invoke(app, ["viz", str(own_build), "-o", str(page)]).exit_code == 0
+    assert runner.invoke(app, ["viz", str(own_build), "-o", str(mine), "--force"]).exit_code == 0
+    assert "kg viz" in mine.read_text(encoding="utf-8")[:500]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+
+
+def test_analyze_and_export_write_only_folders_of_their_own(own_build, tmp_path):
+    for command in (
+        ["analyze", str(own_build), "--to"],
+        ["export", "neo4j-csv", str(own_build), "--to"],
+    ):
+        for inside in (own_build, own_build / "tables"):
+            before = _digests(own_build)
+            result = runner.invoke(app, [*command, str(inside), "--force"])
+            assert result.exit_code == 1, result.output
+            assert _digests(own_build) == before
+        folder = tmp_path / command[0]
+        folder.mkdir()
+        (folder / "keep.txt").write_text("mine", encoding="utf-8")
+        result = runner.invoke(app, [*command, str(folder)])
+        assert result.exit_code == 1 and "keep.txt" in result.output
+        assert (folder / "keep.txt").read_text(encoding="utf-8") == "mine"
+        (folder / "keep.txt").unlink()
+        for _ in range(2):
+            result = runner.invoke(app, [*command, str(folder)])
+            assert result.exit_code == 0, result.output
+    import_md = (tmp_path / "export" / "IMPORT.md").read_text(encoding="utf-8")
+    assert str(tmp_path / "export" / "nodes_Method.csv") in import_md  # not the temp folder
+    assert (tmp_path / "analyze" / "analysis.md").is_file()
+
+
+def test_eval_save_and_fetch_keep_to_their_files(own_build, tmp_path):
+    gold = shared_path("gold", "dev.jsonl")
+    mine = tmp_path / "scores.json"
+    mine.write_text("{}", encoding="utf-8")
+    result = runner.invoke(app, ["eval", str(gold), "--pred", str(own_build), "--save", str(mine)])
+    assert result.exit_code == 1 and mine.read_text(encoding="utf-8") == "{}"
+    saved = tmp_path / "new.json"
+    for _ in range(2):
+        args = ["eval", str(gold), "--pred", str(own_build), "--save", str(saved)]
+        assert runner.invoke(app, args).exit_code == 0
+    before = _digests(own_build)
+    target = own_build / "extractions.jsonl"
+    result = runner.invoke(app, ["fetch", "hf-daily", "--date", "2026-11-30", "-o", str(target)])
+    assert result.exit_code == 1 and "build's own files" in result.output
+    assert _digests(own_build) == before

@@ -63,7 +63,7 @@ def _browser_script(script: str, page_path, screenshot, **env: str) -> dict:
         timeout=180,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().split("\n")[-1])  # not splitlines: U+2028
 
 
 def _open(page_path, search: str, screenshot):
@@ -173,3 +173,42 @@ def test_viz_first_view_is_readable(which, request):
     if which == "example":
         assert seen["allOverlaps"] == 0  # no label drawn overlaps another
     assert seen["labelsOnScreen"] >= LABELLED
+
+
+HOSTILE = [
+    "</script><script>window.__pwned = 1; alert(1)</script>",
+    "<!--<script>",
+    '<img src=x onerror="window.__pwned = 2">',
+    "Evil\u202eteN",
+    "]]></x>&amp;\u2028\u2029",
+]
+
+
+def hostile_graph():
+    """The nasty graph with names, a title and a link made to break out of the page."""
+    G = nasty_graph()
+    methods = sorted(k for k, d in G.nodes(data=True) if d["label"] == "Method")
+    for key, name in zip(methods, HOSTILE, strict=True):
+        G.nodes[key]["name"] = name
+        G.nodes[key]["aliases"] = [name]
+    paper = next(k for k, d in G.nodes(data=True) if d["label"] == "Paper")
+    G.nodes[paper]["title"] = "<!--<script>"
+    G.nodes[paper]["url"] = "javascript:window.__pwned = 3"
+    return G
+
+
+def test_viz_page_with_hostile_data_draws_and_runs_nothing(tmp_path):
+    from kg.viz import write_html
+
+    page_path = write_html(hostile_graph(), tmp_path / "hostile.html", title="<!--")
+    text = page_path.read_text(encoding="utf-8")
+    script = text[text.index("const DATA") :]
+    assert "<!--" not in script.split("</script>")[0] and "javascript:" not in text
+    ARTIFACTS.mkdir(exist_ok=True)
+    seen = _browser_script("viz_hostile.mjs", page_path, ARTIFACTS / "viz-hostile.png")
+    assert seen["errors"] == [] and seen["dialogs"] == [] and seen["pwned"] == 0
+    assert seen["drawn"] == len(HOSTILE)
+    assert sorted(seen["names"]) == sorted(h.replace("\u202e", "") for h in HOSTILE)
+    assert "EvilteN" in seen["names"]  # bidirectional controls stripped: shown as stored
+    assert seen["hrefs"] == []  # a javascript: URL is no link
+    assert seen["title"] == "<!--"

@@ -26,11 +26,35 @@ def print_json(data: Any) -> None:
     print(_json_text(data))
 
 
-def save_json(data: Any, path: Path | None) -> None:
-    """Write ``data`` as JSON to ``path`` (nothing when ``path`` is None)."""
+SAVED_BY = "kg eval"
+"""The ``tool`` key of the scores a command saves (``--save``): a file that has it may be
+written over."""
+
+
+def check_save(path: Path | None, force: bool) -> None:
+    """Refuse ``--save PATH`` before any work when kg may not write it (see
+    :func:`kg.outdir.check_output_file`)."""
+    from kg.outdir import check_output_file
+
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_json_text(data) + "\n", encoding="utf-8")
+        check_output_file(path, force=force, ours=_saved_by_kg, option="--save")
+
+
+def _saved_by_kg(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("tool") == SAVED_BY
+
+
+def save_json(data: Any, path: Path | None) -> None:
+    """Write ``data`` (a dict) as JSON to ``path``, atomically, marked as kg's (nothing
+    when ``path`` is None)."""
+    from kg.outdir import atomic_write_text
+
+    if path is not None:
+        atomic_write_text(path, _json_text({"tool": SAVED_BY, **data}) + "\n")
 
 
 def progress(items: Iterable, description: str = "Working", total: int | None = None) -> Iterable:

@@ -9,10 +9,13 @@ import typer
 
 from kg.eval import evaluate_files, format_table
 
-from ._output import print_json, save_json
+from ._output import check_save, print_json, save_json
 
 SaveOption = Annotated[
     Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
+]
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Let --save replace a file kg did not write.")
 ]
 
 
@@ -28,6 +31,7 @@ def eval_cmd(
         bool, typer.Option(help="List false positives and negatives, under the paper each is from.")
     ] = False,
     save: SaveOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Score a build against gold: entities (typed, untyped, per type), relations, results.
 
@@ -35,6 +39,7 @@ def eval_cmd(
 
         kg eval ../shared/gold/dev.jsonl --pred out/extractions.jsonl
     """
+    check_save(save, force)
     scores = evaluate_files(gold, pred, explain=explain)
     save_json(scores, save)
     if json_out:
@@ -58,6 +63,7 @@ def eval_mentions_cmd(
     limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     save: SaveOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Score kg's entity recognizer at mention level on SciERC or SciREX (typed exact span;
     Material counts as Dataset).
@@ -71,6 +77,7 @@ def eval_mentions_cmd(
     from kg.eval.mentions import predicted_mentions, read_scierc, read_scirex, score_mentions
     from kg.nlp import load_pipeline
 
+    check_save(save, force)
     fmt = fmt or ("scirex" if "scirex" in str(corpus).lower() else "scierc")
     readers = {"scierc": read_scierc, "scirex": read_scirex}
     if fmt not in readers:

@@ -20,18 +20,26 @@ def neo4j_csv_cmd(
         Path | None,
         typer.Option("-o", "--to", help="Where to write the CSVs (default: OUT_DIR/neo4j-csv)."),
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a folder kg export did not write.")
+    ] = False,
 ) -> None:
     """Write CSV files for `neo4j-admin database import full`.
 
     One file per node label (key:ID, typed properties, arrays joined by a delimiter
     no value contains) and one per relationship type (:START_ID, :END_ID, :TYPE);
-    IMPORT.md in the same folder holds the exact neo4j-admin command.
+    IMPORT.md in the same folder holds the exact neo4j-admin command. The folder is
+    replaced whole; one kg did not write is refused unless --force, a build's own never.
     """
     from kg.exporters.jsonio import read_build_source
     from kg.exporters.neo4j_csv import write_neo4j_csv
+    from kg.outdir import check_output_folder, write_folder
 
+    target = to or Path(out_dir) / "neo4j-csv"
+    tool = "kg export neo4j-csv"
+    check_output_folder(target, force=force, tool=tool, option="--to")
     G = read_build_source(out_dir)
-    export = write_neo4j_csv(G, to or Path(out_dir) / "neo4j-csv")
+    export = write_folder(target, tool, lambda folder: write_neo4j_csv(G, folder, final=target))
     files = len(export.node_files) + len(export.relationship_files)
     stdout.print(
         f"wrote {files} CSV files to {export.directory} (array delimiter "

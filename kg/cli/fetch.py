@@ -66,6 +66,9 @@ def run_fetch(
 ) -> FetchSummary:
     """Fetch ``source`` into ``out`` with a progress line per page; print the summary."""
     from kg.ingest.sources import PoliteClient, Politeness, fetch_to_file, user_agent
+    from kg.outdir import check_not_in_build
+
+    check_not_in_build(out, "-o")
 
     politeness = Politeness(delay=delay, retries=retries, user_agent=user_agent(contact))
 

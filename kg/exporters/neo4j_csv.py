@@ -82,12 +82,15 @@ def _cell(value: Any, kind: str, delim: str) -> Any:
     return value
 
 
-def write_neo4j_csv(G: nx.MultiDiGraph | GraphSource, directory: str | Path) -> CsvExport:
+def write_neo4j_csv(
+    G: nx.MultiDiGraph | GraphSource, directory: str | Path, *, final: str | Path | None = None
+) -> CsvExport:
     """Write one node file per label and one relationship file per type; return what was written.
 
     ``G`` is a graph or a build's tables (streamed). Keys are globally unique
     (``paper:…``, ``method:…``, ``result:…``), so one ID space serves every label and
-    relationships refer to nodes by key.
+    relationships refer to nodes by key. ``final`` is the folder the files will be moved
+    to, when they are written elsewhere first (IMPORT.md names the files there).
     """
     source = graph_source(G)
     directory = Path(directory)
@@ -124,7 +127,11 @@ def write_neo4j_csv(G: nx.MultiDiGraph | GraphSource, directory: str | Path) -> 
                     [u, v, rtype, *(_cell(data.get(k), t, delim) for k, t in props.items())]
                 )
         rel_files[rtype] = path
-    export = CsvExport(directory, node_files, rel_files, delim)
+    if final is not None:  # written elsewhere first: IMPORT.md names where the files end up
+        final = Path(final)
+        node_files = {k: final / p.name for k, p in node_files.items()}
+        rel_files = {k: final / p.name for k, p in rel_files.items()}
+    export = CsvExport(final or directory, node_files, rel_files, delim)
     command = "neo4j-admin " + shlex.join(export.import_args())
     (directory / "IMPORT.md").write_text(
         "# Importing these files into Neo4j\n\n"

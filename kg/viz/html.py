@@ -5,19 +5,58 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from kg.graph.model import ENTITY_LABELS
+from kg.outdir import atomic_write_text
 
-__all__ = ["viz_data", "write_html", "read_sentences", "paper_label", "LABELLED"]
+__all__ = ["viz_data", "write_html", "written_by_viz", "read_sentences", "paper_label", "LABELLED"]
 
 _HERE = Path(__file__).resolve().parent
 _COLOURS = {"Method": "#2563EB", "Task": "#16A34A", "Dataset": "#EA580C", "Metric": "#9333EA"}
 _SPRING_MAX = 450  # nodes laid out by force (dense, NumPy only); the rest sit by neighbours
 LABELLED = 30  # the best-supported nodes, labelled in the first view (the rest on zooming in)
+
+
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                  "\u2028": "\\u2028", "\u2029": "\\u2029"}  # fmt: skip
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON that can sit inside a ``<script>`` element whatever its strings
+    hold: ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so no string can end the
+    script (``</script>``) or open a comment (``<!--``) in it.
+
+    >>> script_json({"t": "</script><!--&"})
+    '{"t":"\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u0026"}'
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return re.sub("[<>&\u2028\u2029]", lambda m: _SCRIPT_UNSAFE[m[0]], text)
+
+
+def shown(text: str) -> str:
+    """``text`` without bidirectional control characters, which would show it reversed
+    (``Evil\\u202eteN`` as "EvilNet").
+
+    >>> shown("Evil\\u202eteN")
+    'EvilteN'
+    """
+    return _BIDI.sub("", text)
+
+
+def safe_url(url: str | None) -> str:
+    """``url`` when it is an http(s) link, else "" (no ``javascript:`` or ``data:`` links).
+
+    >>> safe_url("https://arxiv.org/abs/1"), safe_url(" JavaScript:alert(1)")
+    ('https://arxiv.org/abs/1', '')
+    """
+    url = (url or "").strip()
+    return url if re.match(r"https?://", url, re.IGNORECASE) else ""
 
 
 def read_sentences(path: str | Path, papers: set[str]) -> dict[str, list[tuple[int, int]]]:
@@ -147,17 +186,17 @@ def viz_data(
             if pid not in papers:
                 paper = G.nodes[keys_of[pid]]
                 papers[pid] = {
-                    "title": paper.get("title") or "",
-                    "label": paper_label(paper),
-                    "url": paper.get("url") or "",
+                    "title": shown(paper.get("title") or ""),
+                    "label": shown(paper_label(paper)),
+                    "url": safe_url(paper.get("url")),
                 }
         nodes.append(
             {
                 "id": key,
-                "name": node["name"],
+                "name": shown(node["name"]),
                 "type": node["label"],
                 "support": node.get("support", 0),
-                "aliases": list(node.get("aliases") or []),
+                "aliases": [shown(a) for a in node.get("aliases") or []],
                 "papers": [pid for pid, _ in mentioning[:papers_per_node]],
                 "evidence": evidence,
                 "rank": rank,
@@ -188,16 +227,27 @@ def write_html(
     at first, and a control draws more, up to ``max_nodes``."""
     data = viz_data(G, max_nodes=max_nodes, sentences=sentences)
     data["show"] = min(show, len(data["nodes"]))
-    data["title"] = title
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    data["title"] = shown(title)
+    payload = script_json(data)
     template = (_HERE / "template.html").read_text(encoding="utf-8")
     library = (_HERE / "vendor" / "cytoscape.min.js").read_text(encoding="utf-8")
     page = (
-        template.replace("/*KG_TITLE*/", html.escape(title))
+        template.replace("/*KG_TITLE*/", html.escape(shown(title)))
         .replace("/*CYTOSCAPE*/", library.replace("</script", "<\\/script"))
         .replace("/*KG_DATA*/", payload)
     )
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
+    return atomic_write_text(Path(path), page)
+
+
+GENERATOR = '<meta name="generator" content="kg viz">'
+"""How a page written by :func:`write_html` starts (in its head): what
+:func:`written_by_viz` looks for before a page is written over."""
+
+
+def written_by_viz(path: Path) -> bool:
+    """Whether the file at ``path`` is a page kg viz wrote."""
+    try:
+        with open(path, "rb") as fh:
+            return GENERATOR.encode() in fh.read(4096)
+    except OSError:
+        return False
