@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -27,6 +28,7 @@ from kg.nlp.extraction import (
 )
 from kg.outdir import (
     check_output_dir,
+    derived_files,
     locked,
     partial_dir,
     read_manifest,
@@ -68,6 +70,8 @@ class BuildSummary:
     replaced_ids: list[str] = field(default_factory=list)
     """With ``add_to``: ids of the papers counted in ``replaced``."""
     notes: list[str] = field(default_factory=list)
+    metadata_notes: int = 0
+    """Records kept whose metadata (a year, a date) could not be read and was left out."""
 
 
 def _identity(items: Iterable[T], **_: Any) -> Iterable[T]:
@@ -136,6 +140,9 @@ def build(
     if unknown:
         raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
     out_dir = Path(out_dir)
+    link = None
+    if out_dir.is_symlink():  # written through: the folder it points to is the output
+        link, out_dir = out_dir, Path(os.path.realpath(out_dir))
     listed = list_inputs(inputs)
     if listed.missing:
         raise InputError(listed.missing[0], None, "no such file or directory; check the path")
@@ -163,6 +170,8 @@ def build(
     if on_inputs is not None:
         on_inputs(listed)
     summary = BuildSummary(out_dir=out_dir)
+    if link is not None:
+        summary.notes.append(f"{link} is a link to {out_dir}: the build was written there")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     state = {**settings, "inputs": listed.files, "add_to": add_to}
     with locked(out_dir):
@@ -200,6 +209,11 @@ def build(
                 exporters=exporters,
                 graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
             )
+            if summary.metadata_notes:
+                summary.notes.append(
+                    f"{summary.metadata_notes} unreadable metadata values (years, dates) were "
+                    "left out of records that were kept; the messages above say where"
+                )
             if summary.papers == 0:
                 raise BuildError(
                     f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
@@ -212,10 +226,24 @@ def build(
                 tmp, version=__version__, inputs=inputs_all, pipeline=pipeline, updates=updates
             )
             summary.files = sorted(p.name for p in tmp.iterdir())
+            removed = derived_files(out_dir) if out_dir.is_dir() else []
             replace_dir(tmp, out_dir)
+            if removed:
+                summary.notes.append(
+                    f"removed {', '.join(removed)} of the previous build: they showed the old "
+                    "graph (write them again with kg viz, kg analyze or kg export)"
+                )
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 raise  # an interrupt: the shards stay for --resume
+            if _no_space(exc):  # what was written keeps the disk full: it goes
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise BuildError(
+                    f"the build failed: no space left on the device holding {tmp.parent} "
+                    f"(mounted at {_mount_point(tmp.parent)}); the partial output was "
+                    f"removed and {_kept(out_dir).removeprefix('the ')}. Free some space, "
+                    "or write elsewhere (-o DIR)"
+                ) from exc
             extracted = _extracted_count(tmp / TABLES)
             if not extracted:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -229,6 +257,26 @@ def build(
                 )
             raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
     return summary
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` or an error behind it is a full disk (ENOSPC)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "No space left on device" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _mount_point(path: Path) -> Path:
+    path = path.resolve()
+    while not os.path.ismount(path) and path != path.parent:
+        path = path.parent
+    return path
 
 
 RESUME_STATE = "kg-build-partial.json"
@@ -309,6 +357,10 @@ def _records(
                 )
             else:
                 seen[item.id] = where
+                for note in item.notes:
+                    summary.metadata_notes += 1
+                    if on_skip is not None:
+                        on_skip(Skipped(item.source, item.line, f"note: {note} (record kept)"))
                 yield item
                 continue
         summary.skipped.append(item)

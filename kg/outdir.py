@@ -162,7 +162,13 @@ def locked(out_dir: Path) -> Iterator[None]:
     """
     path = _lock_path(out_dir)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise OutputDirError(
+                f"cannot write in {out_dir.parent} ({exc.strerror}); build into a folder "
+                "you can write to (-o DIR)"
+            ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -314,3 +314,150 @@ def test_eval_save_and_fetch_keep_to_their_files(own_build, tmp_path):
     result = runner.invoke(app, ["fetch", "hf-daily", "--date", "2026-11-30", "-o", str(target)])
     assert result.exit_code == 1 and "build's own files" in result.output
     assert _digests(own_build) == before
+
+
+# -- item 5: symlinks and full disks -----------------------------------------------------------
+
+
+def _tmpfs(path: Path, size: str, *options: str) -> None:
+    """Mount a small tmpfs at ``path`` (a real file system that fills up, or is read-only);
+    skip when this machine does not let the test mount one."""
+    import subprocess
+
+    path.mkdir(parents=True, exist_ok=True)
+    opts = ",".join([f"size={size}", *options])
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(path)],
+                          capture_output=True, text=True)  # fmt: skip
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {proc.stderr.strip()}")
+
+
+def _umount(path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["umount", str(path)], check=False)
+
+
+def _build(*args: str):
+    return runner.invoke(app, ["build", *args])
+
+
+def test_symlinked_output_is_written_through_the_link(tmp_path):
+    from tests.conftest import EXAMPLES
+
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "out"
+    link.symlink_to(real)
+    for _ in range(2):
+        result = _build(str(EXAMPLES), "-o", str(link))
+        assert result.exit_code == 0, result.output
+        assert "is a link to" in result.output
+        assert link.is_symlink() and link.resolve() == real.resolve()
+        assert (real / "kg-build.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "real"]  # no .old-* link
+
+
+def test_full_disk_says_so_and_leaves_no_partial_output(tmp_path):
+    from tests.conftest import EXAMPLES
+
+    disk = tmp_path / "disk"
+    _tmpfs(disk, "3m")
+    try:
+        result = _build(str(EXAMPLES), "-o", str(disk / "out"))
+        assert result.exit_code == 1
+        assert f"no space left on the device holding {disk}" in result.output
+        assert "MEMORY" not in result.output  # not a memory setting's fault
+        assert list(disk.iterdir()) == []  # the partial output is gone: the space is free
+    finally:
+        _umount(disk)
+
+
+def test_read_only_folder_is_an_error_not_a_traceback(tmp_path):
+    from tests.conftest import EXAMPLES
+
+    disk = tmp_path / "ro"
+    _tmpfs(disk, "1m", "ro")
+    try:
+        result = _build(str(EXAMPLES), "-o", str(disk / "out"))
+        assert result.exit_code == 1
+        assert (
+            "Traceback" not in result.output
+            and result.exception is None
+            or isinstance(result.exception, SystemExit)
+        )
+        assert "kg: error:" in result.output and "Read-only file system" in result.output
+    finally:
+        _umount(disk)
+
+
+# -- items 6 and 7: ordinary mistakes get a message, and a rebuild says what it removed --------
+
+
+def test_eval_leaves_out_malformed_lines_and_says_where(own_build, tmp_path):
+    gold = shared_path("gold", "dev.jsonl")
+    bad_gold = tmp_path / "gold.jsonl"
+    bad_gold.write_text('{"text_start": "x"\n[1]\n' + gold.read_text(encoding="utf-8"))
+    bad_pred = tmp_path / "pred.jsonl"
+    records = (own_build / "extractions.jsonl").read_text(encoding="utf-8")
+    bad_pred.write_text(records + '{"text": 3}\nnot json\n', encoding="utf-8")
+    result = runner.invoke(app, ["eval", str(bad_gold), "--pred", str(bad_pred)])
+    assert result.exit_code == 0, result.output
+    assert f"{bad_gold}:1: malformed JSON" in result.output
+    assert f"{bad_gold}:2: not a gold record" in result.output
+    n = records.count("\n")
+    assert f"{bad_pred}:{n + 1}: not a prediction record" in result.output
+    assert f"{bad_pred}:{n + 2}: malformed JSON" in result.output
+    assert "papers scored: 20" in result.output  # the good lines are all scored
+
+
+def test_analyze_to_a_file_is_an_error(own_build, tmp_path):
+    target = tmp_path / "report.txt"
+    target.write_text("mine", encoding="utf-8")
+    result = runner.invoke(app, ["analyze", str(own_build), "--to", str(target)])
+    assert result.exit_code == 1 and "is a file" in result.output
+    assert target.read_text(encoding="utf-8") == "mine"
+
+
+def test_one_nul_rule_and_unreadable_metadata_reported(tmp_path):
+    from kg.ingest import read
+
+    text = "We propose SparseNet, a model for long documents that reaches 81.2% accuracy."
+    plain = tmp_path / "abstracts.txt"
+    plain.write_bytes(("x" * 9000 + ".\n\n" + text + "\n\n" + text[:20] + "\x00" + text[20:]
+                       + "\n").encode())  # fmt: skip
+    items = list(read([plain]))
+    skipped = [i for i in items if not hasattr(i, "text")]
+    assert any(s.line == 5 and "NUL" in s.reason for s in skipped), skipped
+    jsonl = tmp_path / "meta.jsonl"
+    rows = [
+        {"id": "a", "abstract": text, "year": "abc"},
+        {"id": "b", "abstract": text, "date": "2024-13-45"},
+        {"id": "c", "abstract": text, "year": 2023, "date": "2023-05-01"},
+        {"id": "d", "abstract": text.replace("model", "model\u0000")},
+        {"id": "e", "abstract": text, "date": "Mon, 2 Apr 2007 19:18:42 GMT"},
+    ]
+    import json
+
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    by_id = {getattr(i, "id", None): i for i in read([jsonl])}
+    assert by_id["a"].year is None and "year 'abc' is not a year" in by_id["a"].notes[0]
+    assert by_id["b"].date is None and "not a date" in by_id["b"].notes[0]
+    assert (by_id["c"].year, by_id["c"].date, by_id["c"].notes) == (2023, "2023-05-01", ())
+    assert (by_id["e"].year, by_id["e"].notes) == (2007, ())
+    assert "d" not in by_id
+    result = _build(str(jsonl), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert f"{jsonl}:1: year 'abc' is not a year; left out (record kept)" in result.output
+    assert f"{jsonl}:2: date '2024-13-45' is not a date" in result.output
+    assert f"{jsonl}:4: contains a NUL byte" in result.output
+
+
+def test_rebuild_says_which_derived_files_it_removed(own_build):
+    from tests.conftest import EXAMPLES
+
+    assert runner.invoke(app, ["viz", str(own_build)]).exit_code == 0
+    result = _build(str(EXAMPLES), "-o", str(own_build))
+    assert result.exit_code == 0, result.output
+    assert "removed graph.html of the previous build" in result.output
+    assert not (own_build / "graph.html").exists()

@@ -10,7 +10,8 @@ from typer.core import TyperGroup
 
 from kg.errors import KgError
 
-_KNOWN = (KgError, FileNotFoundError, ModuleNotFoundError, PermissionError, IsADirectoryError)
+# OSError: a read-only or full disk, a missing folder... said in one line, not a traceback
+_KNOWN = (KgError, OSError, ModuleNotFoundError)
 
 
 class KgGroup(TyperGroup):

@@ -149,6 +149,10 @@ def build(
         if skip.reason.startswith("ignored: "):
             where, why = skip.source, skip.reason.removeprefix("ignored: ")
             stderr.print(f"[dim]ignored[/] {where}: {why}", highlight=False, markup=True)
+        elif skip.reason.startswith("note: "):
+            where = f"{skip.source}:{skip.line}"
+            why = skip.reason.removeprefix("note: ")
+            stderr.print(f"[cyan]note[/] {where}: {why}", highlight=False, markup=True)
         else:
             stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)
 

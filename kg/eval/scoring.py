@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kg.errors import KgError
 from kg.ingest.record import normalise_space
 from kg.resolve.keys import normalise_name
 
@@ -249,9 +250,38 @@ def _paper_label(pred: dict, gold: dict) -> str:
     return f"{paper_id} ({head})" if paper_id else head
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+_NEEDS = {
+    "gold": {"text_start": str, "entities": list, "relations": list},
+    "prediction": {"text": str, "entities": list, "relations": list},
+}
+
+
+def _read_jsonl(path: Path, kind: str, left_out: list[str]) -> list[dict]:
+    """The records of a gold or prediction JSONL file; a line that is not one (malformed
+    JSON, a missing or mistyped key) is left out and said in ``left_out`` as
+    ``file:line: reason``."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                left_out.append(f"{path}:{number}: malformed JSON ({exc}); line left out")
+                continue
+            if not isinstance(record, dict):
+                bad = [f"not a JSON object but {type(record).__name__}"]
+            else:
+                needs = _NEEDS[kind].items()
+                bad = [f"{key!r} missing or not a {t.__name__}"
+                       for key, t in needs if not isinstance(record.get(key), t)]  # fmt: skip
+            if bad:
+                left_out.append(f"{path}:{number}: not a {kind} record ({'; '.join(bad)}); "
+                                "line left out")  # fmt: skip
+                continue
+            out.append(record)
+    return out
 
 
 def evaluate_files(gold: str | Path, pred: str | Path, *, explain: bool = False) -> dict:
@@ -262,7 +292,18 @@ def evaluate_files(gold: str | Path, pred: str | Path, *, explain: bool = False)
     for path in (Path(gold), pred):
         if not path.exists():
             raise FileNotFoundError(f"{path} not found")
-    scores = evaluate(_read_jsonl(Path(gold)), _read_jsonl(pred), explain=explain)
+    left_out: list[str] = []
+    gold_records = _read_jsonl(Path(gold), "gold", left_out)
+    pred_records = _read_jsonl(pred, "prediction", left_out)
+    try:
+        scores = evaluate(gold_records, pred_records, explain=explain)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise KgError(
+            f"cannot score {pred} against {gold}: a record's entities, relations or results "
+            f"are not in the expected shape ({type(exc).__name__}: {exc}); see "
+            "../shared/gold/README.md for the format"
+        ) from exc
+    scores["left_out"] = left_out
     manifest = pred.parent / "kg-build.json"
     if manifest.exists():
         settings = json.loads(manifest.read_text(encoding="utf-8")).get("pipeline") or {}
@@ -295,6 +336,8 @@ def format_table(scores: dict) -> str:
         f"papers scored: {scores['papers']}, without a prediction: "
         f"{len(scores['papers_without_prediction'])}"
     )
+    for line in scores.get("left_out", []):
+        lines.append(f"left out: {line}")
     if scores.get("pipeline"):
         settings = ", ".join(f"{k} {v}" for k, v in scores["pipeline"].items())
         lines.append(f"pipeline: {settings}")

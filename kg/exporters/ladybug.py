@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import os
 import re
@@ -472,6 +473,8 @@ def _copy(
             conn.execute(query)
             break
         except RuntimeError as err:
+            if "No space left on device" in str(err):
+                raise OSError(errno.ENOSPC, f"LadybugDB could not write {what}: {err}") from err
             if "buffer pool is full" not in str(err) or not conn.grow(what):
                 raise ExportError(  # conn.grow changed no pool
                     f"LadybugDB could not copy {what} from a "

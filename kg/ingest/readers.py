@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import io
 import json
 import re
@@ -301,7 +303,10 @@ def _read_stream(
         return
     if fmt != "jsonl" and b"\x00" in head:  # JSONL: only the lines with NULs are bad
         yield Skipped(
-            source, None, "binary file (contains NUL bytes); give a text, JSONL or JSON file"
+            source,
+            None,
+            "binary file (NUL bytes in its first 8 KB; further on, a record with a NUL byte "
+            "is skipped); give a text, JSONL or JSON file",
         )
         return
     fmt = fmt or detect_format(head)
@@ -400,11 +405,16 @@ def read_text(raw: IO[bytes], source: str, *, max_chars: int = DEFAULT_MAX_CHARS
         yield _paragraph(lines, source, start, bad, max_chars, size)
 
 
+_NUL_RECORD = "contains a NUL byte (binary data?); the record is left out"
+
+
 def _paragraph(
     lines: list[str], source: str, start: int, bad: Skipped | None, max_chars: int, size: int
 ) -> Item:
     if bad is not None:
         return bad
+    if any("\x00" in line for line in lines):
+        return Skipped(source, start, _NUL_RECORD, normalise_space(" ".join(lines))[:80])
     if size > max_chars:
         return Skipped(
             source,
@@ -547,13 +557,45 @@ def _text_or_none(value: Any) -> str | None:
     return str(value)
 
 
-def _year(year: Any, date: str | None) -> int | None:
-    if isinstance(year, int) and not isinstance(year, bool):
-        return year
-    if isinstance(year, str) and year[:4].isdigit():
-        return int(year[:4])
-    if date and date[:4].isdigit():
-        return int(date[:4])
+_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:$|[T ])")
+
+
+def _date(value: str | None, notes: list[str]) -> str | None:
+    """``value`` when it reads as a date (ISO ``YYYY[-MM[-DD]]...`` or an e-mail style date
+    as arXiv writes them), else None with a note saying it was left out."""
+    if value is None:
+        return None
+    match = _ISO_DATE.match(value.strip())
+    try:
+        if match:
+            y, m, d = (int(g) if g else 1 for g in match.groups())
+            datetime.date(y, m, d)
+            return value
+        if email.utils.parsedate_to_datetime(value) is not None:
+            return value
+    except (ValueError, TypeError, IndexError):
+        pass
+    notes.append(f"date {value[:40]!r} is not a date; left out")
+    return None
+
+
+def _year(year: Any, date: str | None, notes: list[str]) -> int | None:
+    """The paper's year: the year field when it reads as one (1000-2999), else the
+    date's; a year field that does not is left out with a note."""
+    if year is not None:
+        text = str(year).strip() if not isinstance(year, bool) else ""
+        match = re.fullmatch(r"([12]\d{3})(?:[-/.].*)?", text)
+        if match and not isinstance(year, float | bool):
+            return int(match[1])
+        notes.append(f"year {str(year)[:40]!r} is not a year; left out")
+    if date:
+        match = _ISO_DATE.match(date.strip())
+        if match:
+            return int(match[1])
+        try:
+            return email.utils.parsedate_to_datetime(date).year
+        except (ValueError, TypeError, IndexError):
+            return None
     return None
 
 
@@ -575,6 +617,8 @@ def record_from_json(
         )
     if not isinstance(text, str):
         return Skipped(source, line, f"abstract field is a {type(text).__name__}, not a string")
+    if "\x00" in text:
+        return Skipped(source, line, _NUL_RECORD, clean_text(text)[:80])
     text = clean_text(text)
     problem = _text_problem(text, max_chars)
     if problem:
@@ -582,7 +626,8 @@ def record_from_json(
     given_id = _first(obj, fields.id)
     if isinstance(given_id, dict | list | bool):
         return Skipped(source, line, f"id field is a {type(given_id).__name__}, not a string")
-    date = _text_or_none(_first(obj, fields.date))
+    notes: list[str] = []
+    date = _date(_text_or_none(_first(obj, fields.date)), notes)
     categories = _first(obj, fields.categories)
     if categories is None:
         categories = []
@@ -599,7 +644,7 @@ def record_from_json(
         id=clean_text(str(given_id)) if given_id is not None else paper_id_for(text),
         text=text,
         title=title or None,
-        year=_year(_first(obj, fields.year), date),
+        year=_year(_first(obj, fields.year), date, notes),
         date=date,
         authors=_authors(_first(obj, fields.authors)),
         url=_text_or_none(_first(obj, fields.url)),
@@ -608,4 +653,5 @@ def record_from_json(
         upvotes=upvotes,
         source=source,
         line=line,
+        notes=tuple(notes),
     )

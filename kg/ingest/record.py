@@ -39,6 +39,8 @@ class Record:
     """Votes the paper got where it was picked (Hugging Face Daily Papers)."""
     source: str = ""
     line: int | None = None
+    notes: tuple[str, ...] = ()
+    """What of the record's metadata could not be read and was left out (a bad year...)."""
 
 
 @dataclass(frozen=True)
