@@ -457,3 +457,38 @@ def test_rebuild_says_which_derived_files_it_removed(own_build):
     assert result.exit_code == 0, result.output
     assert "removed graph.html of the previous build" in result.output
     assert not (own_build / "graph.html").exists()
+
+
+# -- item 10: papers of a text input are found by their first words -----------------------
+
+
+def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
+    import json
+    from collections import Counter
+
+    records = [json.loads(x) for x in (build_copy / "extractions.jsonl").read_text().splitlines()]
+    first = records[0]
+    assert first["id"].startswith("sha1:") and not first["title"]  # a text input's paper
+    words = " ".join(first["text"].split()[:5]).upper()
+    for command in (["query", "paper-graph", "--db", str(build_copy)],
+                    ["sparql", "paper-contributions", str(build_copy)]):  # fmt: skip
+        by_id = runner.invoke(app, [*command, "-p", f"paper={first['id']}", "--format", "json"])
+        by_words = runner.invoke(app, [*command, "-p", f"paper={words}", "--format", "json"])
+        assert by_id.exit_code == 0 and by_words.exit_code == 0, by_words.output
+        assert f"is paper {first['id']}" in by_words.output
+        rows = by_words.output[by_words.output.index("[") :]
+        assert json.loads(rows) == json.loads(by_id.output) != []
+    common, n = Counter(r["text"][:2] for r in records).most_common(1)[0]
+    assert n >= 2, "two example abstracts start with the same letters"
+    args = ["query", "paper-graph", "--db", str(build_copy), "-p", f"paper={common}"]
+    ambiguous = runner.invoke(app, args)
+    assert ambiguous.exit_code == 1 and "several papers start so" in ambiguous.output
+    reported = [x["dataset"] for r in records for x in r["results"] if x.get("dataset")]
+    assert reported, "the example build reports results on a data set"
+    for command in (["query", "leaderboard", "--db", str(build_copy)],
+                    ["sparql", "leaderboard", str(build_copy)]):  # fmt: skip
+        args = [*command, "-p", f"dataset={reported[0]}", "-p", "metric=no-such-metric"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert f"no results on {reported[0]!r} with a metric containing" in result.output
+        assert "its results are reported with:" in result.output

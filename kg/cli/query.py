@@ -15,12 +15,14 @@ from kg.query import (
     Neo4jEngine,
     QueryResult,
     SavedQuery,
+    explain_empty,
     get_query,
     list_queries,
+    resolve_papers,
     unknown_names,
 )
 
-from ._output import FORMATS, parse_params, print_rows, print_saved_queries
+from ._output import FORMATS, parse_params, print_rows, print_saved_queries, stderr
 
 
 def query(
@@ -88,10 +90,24 @@ def query(
 
 
 def _run(engine: Engine, saved: SavedQuery, params: dict) -> QueryResult:
-    """Run ``saved``; an empty answer because a parameter names nothing is an error."""
-    result = engine.run(saved.text_for(engine.name), params)
+    """Run ``saved`` (a paper named by its title or first words stands for its id); an
+    empty answer because a parameter names nothing is an error, and an empty leaderboard
+    says why."""
+    return run_explained(engine, saved, params, saved.text_for(engine.name))
+
+
+def run_explained(engine, saved: SavedQuery, params: dict, text: str) -> QueryResult:
+    """Run the saved query's ``text`` on ``engine`` as :func:`_run` says (both `kg query`
+    and `kg sparql` run saved queries so)."""
+    params, notes = resolve_papers(engine, saved, params)
+    for note in notes:
+        stderr.print(f"note: {note}", highlight=False)
+    result = engine.run(text, params)
     if not result.rows:
         unknown = unknown_names(engine, saved, params)
         if unknown:
             raise KgError("; ".join(str(u) for u in unknown))
+        why = explain_empty(engine, saved, params)
+        if why:
+            stderr.print(f"note: {why}", highlight=False)
     return result

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from kg.errors import KgError
-from kg.query import unknown_names
 from kg.query.sparql import (
     SparqlEngine,
     list_sparql_queries,
@@ -16,6 +15,7 @@ from kg.query.sparql import (
 )
 
 from ._output import FORMATS, parse_params, print_rows, print_saved_queries
+from .query import run_explained
 
 DEFAULT_BUILD = Path("kg-out")
 
@@ -87,11 +87,7 @@ def sparql(
             print(render_query(saved.text, params), end="")
             return
         engine = SparqlEngine(_build_dir(second), allow_service=allow_service)
-        result = engine.run(saved.text, params)
-        if not result.rows:
-            unknown = unknown_names(engine, saved, params)
-            if unknown:
-                raise KgError("; ".join(str(u) for u in unknown))
+        result = run_explained(engine, saved, params, saved.text)
     elif Path(first).exists():
         if second is None:
             raise typer.BadParameter(f"give a SPARQL query (or a .rq file) after {first}")

@@ -9,7 +9,15 @@ from typing import Any
 from kg.query.engines import Engine
 from kg.query.saved import Param, SavedQuery
 
-__all__ = ["UnknownName", "refers_to", "unknown_names", "close_names"]
+__all__ = [
+    "UnknownName",
+    "close_names",
+    "explain_empty",
+    "paper_matches",
+    "refers_to",
+    "resolve_papers",
+    "unknown_names",
+]
 
 ENTITY_LABELS = ("Method", "Task", "Dataset", "Metric")
 _REFERS = re.compile(r"\ba (?:(?P<label>Method|Task|Dataset|Metric) )?name, alias or key\b")
@@ -134,3 +142,90 @@ def unknown_names(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> 
         if not _exists(engine, label, value):
             out.append(UnknownName(param.name, value, label, close_names(engine, label, value)))
     return out
+
+
+def paper_matches(engine: Engine, value: str, n: int = 6) -> list[tuple[str, str]]:
+    """Papers whose title is ``value``, or whose title or abstract starts with it (any
+    case, spaces collapsed): ``(paper id, what it is called)``, at most ``n``. Papers of a
+    text input have no id but a hash; this finds them by their first words."""
+    value = " ".join(value.split())
+    if engine.name == "sparql":
+        query = (
+            "SELECT ?id ?title ?text $v WHERE { ?p a kgo:Paper ; dcterms:identifier ?id . "
+            "OPTIONAL { ?p dcterms:title ?title } OPTIONAL { ?p dcterms:abstract ?text } "
+            'BIND(LCASE(COALESCE(?title, "")) AS ?t) BIND(LCASE($v) AS ?w) '
+            'FILTER(STRSTARTS(?t, ?w) || STRSTARTS(LCASE(COALESCE(?text, "")), ?w)) } '
+            "ORDER BY ?id"
+        )
+    else:
+        query = (
+            "MATCH (p:Paper) WHERE lower(coalesce(p.title, '')) STARTS WITH lower($v) "
+            "OR lower(coalesce(p.text, '')) STARTS WITH lower($v) "
+            "RETURN p.paper_id AS id, p.title AS title, p.text AS text ORDER BY id"
+        )
+    rows = engine.run(query, {"v": value}).rows[:n]
+    out = []
+    for paper_id, title, text in rows:
+        words = (text or "").split()
+        out.append((paper_id, title or " ".join(words[:8]) + (" …" if len(words) > 8 else "")))
+    return out
+
+
+def resolve_papers(
+    engine: Engine, query: SavedQuery, params: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Return ``params`` with each paper parameter that is not a paper id but names one
+    paper by its title or first words replaced by that paper's id, and a note for each.
+    A value that several papers start with is an error that lists them."""
+    from kg.errors import KgError
+
+    params = dict(params)
+    notes = []
+    for param in query.params:
+        value = params.get(param.name)
+        if refers_to(param) != "Paper" or not isinstance(value, str) or not value:
+            continue
+        if _exists(engine, "Paper", value):
+            continue
+        found = paper_matches(engine, value)
+        if len(found) == 1:
+            params[param.name] = found[0][0]
+            notes.append(f"--param {param.name}: {value!r} is paper {found[0][0]} ({found[0][1]})")
+        elif len(found) > 1:
+            listed = "; ".join(f"{pid} ({label})" for pid, label in found[:5])
+            raise KgError(
+                f"--param {param.name} {value!r}: several papers start so: {listed}; give "
+                "more of the title or first words, or the paper id"
+            )
+    return params, notes
+
+
+def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> str | None:
+    """Why a leaderboard is empty: the data set has no results, or none for that metric
+    (with the metrics it has). None for other queries."""
+    if query.name != "leaderboard" or not params.get("dataset"):
+        return None
+    if engine.name == "sparql":
+        text = (
+            "SELECT ?metric (COUNT(?r) AS ?n) $dataset WHERE { "
+            "{ SELECT DISTINCT ?d $dataset WHERE { { ?d kgo:key $dataset } "
+            "UNION { ?d skos:altLabel $dataset } UNION { BIND(LCASE($dataset) AS ?f) "
+            "LATERAL { ?d kgo:foldedName ?f } } LATERAL { ?d a kgo:Dataset } } } "
+            "?r kgo:onDataset ?d ; kgo:delta false . OPTIONAL { ?r skos:prefLabel ?m } "
+            'BIND(COALESCE(?m, "") AS ?metric) } GROUP BY ?metric $dataset ORDER BY DESC(?n)'
+        )
+    else:
+        text = (
+            "MATCH (r:Result)-[:ON_DATASET]->(d:Dataset) WHERE (d.key = $dataset OR "
+            "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) AND r.delta = false "
+            "RETURN coalesce(r.metric_name, '') AS metric, count(*) AS n ORDER BY n DESC"
+        )
+    rows = engine.run(text, {"dataset": params["dataset"]}).rows
+    dataset = params["dataset"]
+    if not rows:
+        return f"no results are reported on {dataset!r} in this graph"
+    metrics = ", ".join(f"{m or '(no metric)'} ({n})" for m, n in rows[:10])
+    return (
+        f"no results on {dataset!r} with a metric containing {params.get('metric')!r}; "
+        f"its results are reported with: {metrics}"
+    )
