@@ -99,6 +99,8 @@ def build(
     graph_json_max: int | None = None,
     scheduler: str | None = None,
     update: dict | None = None,
+    count_first: bool = False,
+    on_stage: Callable[[str], None] | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -123,7 +125,10 @@ def build(
     ``kg update`` fetched) is added to the manifest's list of updates, which ``add_to``
     carries over.
 
-    ``progress(iterable, description=...)`` may wrap the record stream (e.g. a progress bar);
+    ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
+    progress bar); with ``count_first`` the input files are read once before extraction
+    to count the papers to extract, its ``total`` (None for standard input). ``on_stage``
+    is told the name of each stage as it starts (resolving names, writing graph.ttl, ...);
     ``on_inputs`` is told which files are read and which directory entries are ignored.
 
     Raises
@@ -201,11 +206,13 @@ def build(
                 on_skip=on_skip,
                 previous=out_dir if add_to else None,
                 scheduler=scheduler,
+                count_first=count_first,
             )
             _build_into(
                 tmp,
                 summary,
                 extract_papers,
+                on_stage=on_stage or (lambda _: None),
                 exporters=exporters,
                 graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
             )
@@ -478,6 +485,7 @@ def _build_into(
     summary: BuildSummary,
     extract_papers: Callable[[Path], None],
     *,
+    on_stage: Callable[[str], None],
     exporters,
     graph_json_max: int = GRAPH_JSON_MAX,
 ) -> None:
@@ -495,6 +503,7 @@ def _build_into(
     if not shard_files(tables / PAPERS):
         return  # no paper at all: build() says so
 
+    on_stage("resolving names across papers")
     t0 = time.perf_counter()
     spill = tmp / ".spill"
     with duckdb_connection(spill) as con:
@@ -505,6 +514,7 @@ def _build_into(
     timings["resolve"] = time.perf_counter() - t0
     release_memory()
 
+    on_stage("writing extractions.jsonl and the graph's tables")
     t0 = time.perf_counter()
     graph = GraphTableWriter(tables)
     with open(tmp / "extractions.jsonl", "w", encoding="utf-8") as jsonl:
@@ -532,6 +542,7 @@ def _build_into(
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
     if "json" in exporters and summary.nodes + summary.edges <= graph_json_max:
+        on_stage("writing graph.json")
         t0 = time.perf_counter()
         write_graph_json(source, tmp / "graph.json")
         timings["json"] = time.perf_counter() - t0
@@ -543,6 +554,7 @@ def _build_into(
             "kg.load_graph reads the tables instead"
         )
     if "ttl" in exporters:
+        on_stage("writing graph.ttl")
         t0 = time.perf_counter()
         from kg.exporters import rdf
 
@@ -550,6 +562,7 @@ def _build_into(
         timings["ttl"] = time.perf_counter() - t0
         release_memory()
     if "oxigraph" in exporters:
+        on_stage("writing the Oxigraph store graph.oxigraph")
         t0 = time.perf_counter()
         from kg.exporters import oxigraph
 
@@ -558,6 +571,7 @@ def _build_into(
         timings["oxigraph"] = time.perf_counter() - t0
         release_memory()
     if "ladybug" in exporters:
+        on_stage("writing the LadybugDB store graph.lbdb")
         t0 = time.perf_counter()
         from kg.exporters import ladybug
 
@@ -587,6 +601,7 @@ def _build_into(
         timings["ladybug"] = time.perf_counter() - t0
         release_memory()
     if "report" in exporters:
+        on_stage("writing report.md")
         t0 = time.perf_counter()
         from kg.exporters import report
 
@@ -610,6 +625,7 @@ def _extract_new_papers(
     on_skip,
     previous: Path | None,
     scheduler: str | None,
+    count_first: bool = False,
 ) -> None:
     """Extract the papers of ``inputs`` that ``tables`` (a resumed build's shards) and the
     build at ``previous`` (``--add-to``) do not hold into shards under ``tables``. Its own
@@ -646,7 +662,10 @@ def _extract_new_papers(
         config=config,
         scheduler=scheduler,
     )
-    for item in progress(extracted, description="Extracting"):
+    total = None
+    if count_first and "-" not in inputs.files:
+        total = _count_todo(read(inputs, fields=fields, max_chars=max_chars), old, done)
+    for item in progress(extracted, description="Extracting", total=total):
         if isinstance(item, Skipped):
             summary.skipped.append(item)
             if on_skip is not None:
@@ -663,6 +682,21 @@ def _extract_new_papers(
         summary.replaced_ids = sorted(replaced & extracted_now)
         summary.added_ids = sorted(extracted_now - set(old))
         _copy_previous(previous / TABLES, tables, drop=extracted_now)
+
+
+def _count_todo(items: Iterable[Record | Skipped], old: dict[str, str], done: set[str]) -> int:
+    """How many of ``items`` extraction will get: records with a new id, not unchanged in
+    the build added to (``old``), not extracted already (``done``)."""
+    seen: set[str] = set()
+    count = 0
+    for item in items:
+        if not isinstance(item, Record) or item.id in seen:
+            continue
+        seen.add(item.id)
+        if item.id in done or old.get(item.id) == record_digest(item):
+            continue
+        count += 1
+    return count
 
 
 def _copy_previous(old: Path, tables: Path, *, drop: set[str]) -> None:

@@ -492,3 +492,26 @@ def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
         assert result.exit_code == 0, result.output
         assert f"no results on {reported[0]!r} with a metric containing" in result.output
         assert "its results are reported with:" in result.output
+
+
+# -- item 9: progress with a total, stages that say what they do -------------------------------
+
+
+def test_build_counts_its_papers_first_and_names_its_stages(tmp_path):
+    from kg.build import build
+    from tests.conftest import EXAMPLES
+
+    totals, stages = [], []
+
+    def progress(items, description="", total=None):
+        totals.append((description, total))
+        return items
+
+    summary = build([EXAMPLES], tmp_path / "out", progress=progress, count_first=True,
+                    on_stage=stages.append)  # fmt: skip
+    assert totals == [("Extracting", summary.papers)]
+    assert stages[0] == "resolving names across papers"
+    assert {"writing graph.ttl", "writing the LadybugDB store graph.lbdb"} <= set(stages)
+    totals.clear()
+    build([EXAMPLES], tmp_path / "out", add_to=True, count_first=True, progress=progress)
+    assert totals == [("Extracting", 0)]  # nothing new to extract: the total says so

@@ -192,6 +192,8 @@ def build(
         resume=resume,
         graph_json_max=graph_json_max,
         scheduler=scheduler,
+        count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
+        on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
     )
     if summary.resumed:
         stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)
