@@ -248,8 +248,7 @@ def build(
                 raise BuildError(
                     f"the build failed: no space left on the device holding {tmp.parent} "
                     f"(mounted at {_mount_point(tmp.parent)}); the partial output was "
-                    f"removed and {_kept(out_dir).removeprefix('the ')}. Free some space, "
-                    "or write elsewhere (-o DIR)"
+                    f"removed; {_kept(out_dir)}. Free some space, or write elsewhere (-o DIR)"
                 ) from exc
             extracted = _extracted_count(tmp / TABLES)
             if not extracted:

@@ -255,16 +255,16 @@ def build_holding(path: Path) -> Path | None:
     return None
 
 
-def check_not_in_build(path: Path, option: str) -> None:
+def check_not_in_build(path: Path, option: str) -> bool:
     """Refuse ``path`` when it is a build directory or one of a build's own files; the
     derived outputs (:data:`DERIVED`) are the only places inside a build other commands
-    write."""
+    write. Return whether ``path`` is one of those (kg's to replace, whoever wrote it)."""
     build = build_holding(path)
     if build is None:
-        return
+        return False
     rel = path.resolve().relative_to(build)
     if rel.parts and rel.parts[0] in DERIVED:
-        return
+        return len(rel.parts) == 1
     what = "is the build directory" if not rel.parts else f"is part of the build in {build}"
     raise OutputDirError(
         f"{option} {path}: {path} {what}; kg never writes into a build's own files (only "
@@ -278,10 +278,10 @@ def check_output_file(
     """Raise :class:`OutputDirError` unless a command may write the file ``path``: not a
     build's own file (ever), not a directory, and, when it exists, a file that
     ``ours(path)`` recognises as kg's, or ``force``."""
-    check_not_in_build(path, option)
+    derived = check_not_in_build(path, option)
     if path.is_dir():
         raise OutputDirError(f"{option} {path}: {path} is a directory; give a file name")
-    if path.exists() and not force and not ours(path):
+    if path.exists() and not force and not derived and not ours(path):
         raise OutputDirError(
             f"{option} {path}: {path} exists and was not written by kg; choose another "
             "name, or pass --force to replace it"
@@ -291,11 +291,11 @@ def check_output_file(
 def check_output_folder(path: Path, *, force: bool, tool: str, option: str = "-o") -> None:
     """Raise :class:`OutputDirError` unless a command may replace the folder ``path``
     whole: not a build's own folder, and new, empty, or marked by ``tool``
-    (:data:`OUTPUT_MARK`), or ``force``."""
-    check_not_in_build(path, option)
+    (:data:`OUTPUT_MARK`), or ``force``, or a build's own place for it."""
+    derived = check_not_in_build(path, option)
     if path.exists() and not path.is_dir():
         raise OutputDirError(f"{option} {path}: {path} is a file; give a folder")
-    if not path.is_dir() or force or not any(path.iterdir()):
+    if not path.is_dir() or force or derived or not any(path.iterdir()):
         return
     try:
         mark = json.loads((path / OUTPUT_MARK).read_text(encoding="utf-8"))

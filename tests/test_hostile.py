@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 import shutil
@@ -18,6 +17,7 @@ from typer.testing import CliRunner
 from kg.cli import app
 from kg.errors import KgError
 from tests.conftest import shared_path
+from tests.test_build_safety import _tree as _digests
 
 runner = CliRunner()
 
@@ -99,14 +99,6 @@ def build_copy(example_build, tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile") / "out"
     shutil.copytree(example_build[0], out)
     return out
-
-
-def _digests(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def test_cypher_copy_to_a_build_table_is_refused(build_copy):
@@ -256,12 +248,17 @@ def own_build(example_build, tmp_path):
     return out
 
 
+def _keeps(mine: Path, args: list[str], why: str) -> None:
+    """``kg ARGS`` must refuse to write over the user's file ``mine``, saying ``why``."""
+    mine.write_text("my notes", encoding="utf-8")
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and why in result.output, result.output
+    assert mine.read_text(encoding="utf-8") == "my notes"
+
+
 def test_viz_never_replaces_a_foreign_file_or_a_build_file(own_build, tmp_path):
     mine = tmp_path / "notes.html"
-    mine.write_text("my notes", encoding="utf-8")
-    result = runner.invoke(app, ["viz", str(own_build), "-o", str(mine)])
-    assert result.exit_code == 1 and "not written by kg" in result.output
-    assert mine.read_text(encoding="utf-8") == "my notes"
+    _keeps(mine, ["viz", str(own_build), "-o", str(mine)], "not written by kg")
     records = own_build / "extractions.jsonl"
     before = records.read_bytes()
     for extra in ([], ["--force"]):
@@ -274,6 +271,8 @@ def test_viz_never_replaces_a_foreign_file_or_a_build_file(own_build, tmp_path):
     assert runner.invoke(app, ["viz", str(own_build), "-o", str(mine), "--force"]).exit_code == 0
     assert "kg viz" in mine.read_text(encoding="utf-8")[:500]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+    (own_build / "graph.html").write_text("an older kg's page", encoding="utf-8")
+    assert runner.invoke(app, ["viz", str(own_build)]).exit_code == 0  # the build's own place
 
 
 def test_analyze_and_export_write_only_folders_of_their_own(own_build, tmp_path):
@@ -411,10 +410,7 @@ def test_eval_leaves_out_malformed_lines_and_says_where(own_build, tmp_path):
 
 def test_analyze_to_a_file_is_an_error(own_build, tmp_path):
     target = tmp_path / "report.txt"
-    target.write_text("mine", encoding="utf-8")
-    result = runner.invoke(app, ["analyze", str(own_build), "--to", str(target)])
-    assert result.exit_code == 1 and "is a file" in result.output
-    assert target.read_text(encoding="utf-8") == "mine"
+    _keeps(target, ["analyze", str(own_build), "--to", str(target)], "is a file")
 
 
 def test_one_nul_rule_and_unreadable_metadata_reported(tmp_path):
