@@ -208,16 +208,22 @@ def _disguise(query: str, rng: random.Random, comment: str) -> str:
     return "".join(out)
 
 
+@pytest.fixture(scope="module")
+def engines(build_copy):
+    """What kg cypher and kg sparql run queries on, opened once."""
+    from kg.query import LadybugEngine
+    from kg.query.sparql import SparqlEngine
+
+    return {"cypher": LadybugEngine(build_copy), "sparql": SparqlEngine(build_copy)}
+
+
 @settings(
     max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=st.data())
-def test_fuzz_query_commands_never_write_or_reach_out(build_copy, catcher, data):
-    from kg.query import LadybugEngine
-    from kg.query.sparql import SparqlEngine
-
+def test_fuzz_query_commands_never_write_or_reach_out(build_copy, engines, catcher, data):
     before = _digests(build_copy)
     table = next((build_copy / "tables").rglob("*.parquet"))
     language = data.draw(st.sampled_from(["cypher", "sparql"]))
@@ -229,10 +235,7 @@ def test_fuzz_query_commands_never_write_or_reach_out(build_copy, catcher, data)
     if data.draw(st.booleans()):
         query = _READS[language].replace("{{", "{").replace("}}", "}") + " ;\n" + query
     with pytest.raises(KgError) as refused:
-        if language == "cypher":
-            LadybugEngine(build_copy).run(query)
-        else:
-            SparqlEngine(build_copy).run(query)
+        engines[language].run(query)
     assert type(refused.value).__name__ == "QueryRefused", refused.value  # refused by kg
     assert _Catcher.hits == []
     assert _digests(build_copy) == before
