@@ -442,12 +442,12 @@ def test_one_nul_rule_and_unreadable_metadata_reported(tmp_path):
     assert by_id["b"].date is None and "not a date" in by_id["b"].notes[0]
     assert (by_id["c"].year, by_id["c"].date, by_id["c"].notes) == (2023, "2023-05-01", ())
     assert (by_id["e"].year, by_id["e"].notes) == (2007, ())
-    assert "d" not in by_id
+    assert "NUL characters" in by_id["d"].notes[0] and "\x00" not in by_id["d"].text
     result = _build(str(jsonl), "-o", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     assert f"{jsonl}:1: year 'abc' is not a year; left out (record kept)" in result.output
     assert f"{jsonl}:2: date '2024-13-45' is not a date" in result.output
-    assert f"{jsonl}:4: contains a NUL byte" in result.output
+    assert f"{jsonl}:4: NUL characters (\\u0000) in the abstract read as spaces" in result.output
 
 
 def test_rebuild_says_which_derived_files_it_removed(own_build):

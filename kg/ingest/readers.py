@@ -617,8 +617,9 @@ def record_from_json(
         )
     if not isinstance(text, str):
         return Skipped(source, line, f"abstract field is a {type(text).__name__}, not a string")
-    if "\x00" in text:
-        return Skipped(source, line, _NUL_RECORD, clean_text(text)[:80])
+    notes: list[str] = []
+    if "\x00" in text:  # an escaped \u0000: a character of valid JSON, not binary data
+        notes.append("NUL characters (\\u0000) in the abstract read as spaces")
     text = clean_text(text)
     problem = _text_problem(text, max_chars)
     if problem:
@@ -626,7 +627,6 @@ def record_from_json(
     given_id = _first(obj, fields.id)
     if isinstance(given_id, dict | list | bool):
         return Skipped(source, line, f"id field is a {type(given_id).__name__}, not a string")
-    notes: list[str] = []
     date = _date(_text_or_none(_first(obj, fields.date)), notes)
     categories = _first(obj, fields.categories)
     if categories is None:
