@@ -43,87 +43,11 @@ from kg.schema import ENTITY_TYPES
 __all__ = ["EntityRecognizer", "Candidate", "is_name_like", "phrase_type"]
 
 _VERSION = re.compile(r"^(?:v?\d+(?:\.\d+)*[A-Za-z]?|[0-9.]+[BMKbmk]|[A-Z]{1,3}|v\d+)$")
-_EVAL_LEMMAS = {
-    "evaluate",
-    "test",
-    "experiment",
-    "benchmark",
-    "achieve",
-    "outperform",
-    "result",
-    "report",
-    "surpass",
-    "validate",
-    "demonstrate",
-    "obtain",
-    "reach",
-    "set",
-    "score",
-    "attain",
-    "conduct",
-    "performance",
-    "accuracy",
-    "show",
-    "experiments",
-    "evaluation",
-}
 _DATASET_NAME = re.compile(
     r"(Bench(mark)?|bench|Arena|Eval|QA|Corpus|Set|Data|Gym|Suite)(-?\d[\w.]*)?$"
 )
 _VERSION_NUMBER = re.compile(r"\d+(\.\d+)*[A-Za-z]?")
 _BENCHMARK_NAME = re.compile(r"(Bench(mark)?|bench|Arena|Suite|Gym)(-?\d[\w.]*)?$")
-_CUE_LEMMAS = {
-    "improve",
-    "outperform",
-    "achieve",
-    "reach",
-    "high",
-    "low",
-    "good",
-    "well",
-    "gain",
-    "increase",
-    "reduce",
-    "decrease",
-    "measure",
-    "evaluate",
-    "metric",
-    "surpass",
-    "boost",
-    "report",
-    "yield",
-    "attain",
-    "obtain",
-    "exceed",
-    "drop",
-    "degrade",
-    "compare",
-    "match",
-}
-_CONTEXT_NOUNS = {
-    "task",
-    "problem",
-    "setting",
-    "scenario",
-    "dataset",
-    "benchmark",
-    "domain",
-    "challenge",
-    "performance",
-    "accuracy",
-    "capability",
-    "ability",
-    "application",
-    "field",
-    "area",
-    "research",
-    "community",
-    "literature",
-    "pipeline",
-    "evaluation",
-    "regime",
-    "paradigm",
-}
 _PRIORITY = {
     "abbreviation": 5,
     "gazetteer": 4,
@@ -141,46 +65,6 @@ _CONFIDENCE = {
     "title": 0.6,
     "noun_chunk": 0.55,
     "chunk": 0.5,
-}
-_NOT_NAMES = {
-    "table",
-    "figure",
-    "fig",
-    "section",
-    "sec",
-    "eq",
-    "equation",
-    "appendix",
-    "step",
-    "stage",
-    "phase",
-    "chapter",
-    "part",
-    "level",
-    "type",
-    "case",
-    "setting",
-    "experiment",
-    "task",
-    "round",
-    "day",
-    "week",
-    "year",
-    "month",
-    "layer",
-    "group",
-    "class",
-    "set",
-    "top",
-    "line",
-    "page",
-    "category",
-    "problem",
-    "question",
-    "theorem",
-    "lemma",
-    "algorithm",
-    "definition",
 }
 
 
@@ -422,7 +306,7 @@ class EntityRecognizer(KgComponent):
             for span in list(variants):
                 if span is None or len(span) < 2:
                     continue
-                if span[-1].lemma_.lower() in _CONTEXT_NOUNS:
+                if span[-1].lemma_.lower() in self.lexicon.context_nouns:
                     variants.append(span[:-1])  # "image classification tasks"
                 if span[0].tag_ in {"VBN", "VBD"}:
                     variants.append(span[1:])  # "trained Transformers" -> "Transformers"
@@ -500,7 +384,7 @@ class EntityRecognizer(KgComponent):
                     label == "Task"
                     and end < len(doc)
                     and doc[end].pos_ in {"NOUN", "PROPN"}
-                    and doc[end].lemma_.lower() not in _CONTEXT_NOUNS
+                    and doc[end].lemma_.lower() not in self.lexicon.context_nouns
                 ):
                     continue  # "object detection model" is not the task, "... tasks" is
                 if label == "Task" and phrase_type(span, self.lexicon, table) == "Method":
@@ -565,7 +449,7 @@ class EntityRecognizer(KgComponent):
                 end < n
                 and not sent_start[end]
                 and _VERSION_NUMBER.fullmatch(text[end]) is not None
-                and lower[end - 1] not in _NOT_NAMES
+                and lower[end - 1] not in self.lexicon.not_names
             )
             if versioned:
                 end += 1
@@ -679,7 +563,7 @@ class EntityRecognizer(KgComponent):
         """Metrics count when the sentence reports a number or a comparison on them."""
         sent = sentence_of(span)
         return any(t.like_num or t.text == "%" for t in sent) or any(
-            t.lemma_.lower() in _CUE_LEMMAS for t in sent
+            t.lemma_.lower() in self.lexicon.cue_lemmas for t in sent
         )
 
     def _continues_name(self, prev, tok) -> bool:
@@ -759,8 +643,9 @@ class EntityRecognizer(KgComponent):
         if head.dep_ == "pobj" and head.head.lower_ in {"on", "across", "over"}:
             governor = head.head.head
             sent_lemmas = {t.lemma_.lower() for t in sentence_of(span)}
-            if governor.lemma_.lower() in _EVAL_LEMMAS or sent_lemmas & _EVAL_LEMMAS:
-                if governor.pos_ != "VERB" or governor.lemma_.lower() in _EVAL_LEMMAS:
+            evaluation = self.lexicon.eval_lemmas
+            if governor.lemma_.lower() in evaluation or sent_lemmas & evaluation:
+                if governor.pos_ != "VERB" or governor.lemma_.lower() in evaluation:
                     return "Dataset"
         return "Method"
 

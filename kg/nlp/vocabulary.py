@@ -38,6 +38,14 @@ class Lexicon:
     vague_heads: frozenset[str]
     generic_acronyms: frozenset[str]
     research_fields: frozenset[str]
+    eval_lemmas: frozenset[str]
+    """Lemmas that say an evaluation is spoken of ("evaluate", "benchmark", "achieve")."""
+    cue_lemmas: frozenset[str]
+    """Lemmas that say a metric's value is reported or compared ("improve", "reach")."""
+    context_nouns: frozenset[str]
+    """Nouns a name modifies when it is used as a type ("the X task", "X benchmark")."""
+    not_names: frozenset[str]
+    """Words that with a number name a part of a paper or a step ("Table 3", "Stage 2")."""
 
     @cached_property
     def metric_last_words(self) -> frozenset[str]:
