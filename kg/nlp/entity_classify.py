@@ -1,0 +1,192 @@
+"""How kg's entity recognizer decides: each candidate span typed or rejected, overlaps
+settled, and types made consistent within a paper."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+from spacy.tokens import Doc, Span
+
+from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.phrases import Candidate, normalise_form
+from kg.nlp.vocabulary import Lexicon
+
+__all__ = ["CONFIDENCE", "PRIORITY", "best_entity_types", "classify", "harmonise_types", "select"]
+
+PRIORITY = {
+    "abbreviation": 5,
+    "gazetteer": 4,
+    "name": 3,
+    "gazetteer_word": 2,
+    "title": 2,
+    "noun_chunk": 2,
+    "chunk": 1,
+}
+"""How far each rule is trusted when candidates overlap (without the classifier)."""
+
+CONFIDENCE = {
+    "abbreviation": 0.85,
+    "gazetteer": 0.8,
+    "name": 0.7,
+    "gazetteer_word": 0.6,
+    "title": 0.6,
+    "noun_chunk": 0.55,
+    "chunk": 0.5,
+}
+"""A mention's confidence by the rule that found it (without the classifier)."""
+
+
+def classify(
+    doc: Doc,
+    featurised: list[tuple[Span, list[Candidate], list[str]]],
+    classifier: AveragedPerceptron,
+    lexicon: Lexicon,
+    *,
+    recall_bias: float = 0.0,
+    always_keep: tuple[str, ...] = ("abbreviation", "name"),
+) -> list[Candidate]:
+    """Type or reject each candidate span (with its candidates and features, as
+    :meth:`~kg.nlp.entities.EntityRecognizer.featurised_spans` gives them) with the
+    trained classifier; ``recall_bias`` is added to each span's margin over "O", and a
+    span a rule of ``always_keep`` proposed is kept with that rule's type."""
+    scored: list[Candidate] = []
+    long_label: dict[str, str] = {}
+    classes = classifier.classes
+    matrix = classifier.score_matrix([feats for _, _, feats in featurised])
+    labels, over_o = best_entity_types(matrix, classes)
+    for (span, cands, _), label, lead in zip(featurised, labels, over_o, strict=True):
+        start, end = span.start, span.end
+        margin = lead + recall_bias
+        if margin <= 0:
+            trusted = [c for c in cands if c.rule in always_keep]
+            label, margin = (trusted[0].label, 1.0) if trusted else ("O", margin)
+        listed = next((c.label for c in cands if c.rule == "gazetteer"), None)
+        if label != "O" and listed in classes:  # a listed name keeps its listed type
+            label = listed
+        best = max(cands, key=lambda c: PRIORITY.get(c.rule, 1))
+        if best.group and best.rule == "abbreviation" and span.text == best.group:
+            long_label[best.group] = label
+        if label == "O":
+            continue
+        conf = round(min(0.95, 0.5 + margin / 40), 3)
+        scored.append(
+            Candidate(
+                start,
+                end,
+                label,
+                best.rule,
+                benchmark=label == "Dataset" and any(c.benchmark for c in cands),
+                group=best.group,
+                confidence=conf,
+            )
+        )
+    # a short form follows its long form's decision
+    scored = [
+        c
+        for c in scored
+        if not (
+            c.rule == "abbreviation"
+            and c.group
+            and doc[c.start : c.end].text != c.group
+            and long_label.get(c.group, c.label) == "O"
+        )
+    ]
+    scored = [
+        c
+        if not (c.rule == "abbreviation" and c.group in long_label and long_label[c.group] != "O")
+        else replace(c, label=long_label[c.group])
+        for c in scored
+    ]
+    return harmonise_types(doc, select(scored, by_confidence=True), lexicon)
+
+
+def harmonise_types(doc: Doc, chosen: list[Candidate], lexicon: Lexicon) -> list[Candidate]:
+    """Give coordinated names one type ("on NQ-Open, NQ-Swap and XSum") and type a name
+    by its apposition ("CodeTrace, a benchmark of ...")."""
+    root_of = {doc[c.start : c.end].root.i: k for k, c in enumerate(chosen)}
+    parent = list(range(len(chosen)))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for i, k in root_of.items():
+        tok = doc[i]
+        if tok.dep_ == "conj" and tok.head.i in root_of:
+            parent[find(k)] = find(root_of[tok.head.i])
+    clusters: dict[int, list[int]] = {}
+    for k in range(len(chosen)):
+        clusters.setdefault(find(k), []).append(k)
+    out = list(chosen)
+    for members in clusters.values():
+        if len(members) < 2:
+            continue
+        votes = Counter(
+            chosen[k].label for k in members if chosen[k].rule in {"gazetteer", "abbreviation"}
+        )
+        if not votes:
+            continue
+        label = votes.most_common(1)[0][0]
+        for k in members:
+            if chosen[k].rule == "name" and chosen[k].label != label:
+                out[k] = replace(chosen[k], label=label)
+    votes_by_form: dict[str, Counter] = {}
+    for c in out:  # one phrase, one type within a paper
+        form = normalise_form(doc[c.start : c.end].text).rstrip("s")
+        votes_by_form.setdefault(form, Counter())[c.label] += c.confidence or 0.5
+    for k, c in enumerate(out):
+        form = normalise_form(doc[c.start : c.end].text).rstrip("s")
+        best = votes_by_form[form].most_common(1)[0][0]
+        if best != c.label:
+            out[k] = replace(c, label=best)
+    task_end = {c.end for c in out if c.label == "Task"}
+    for k, c in enumerate(out):
+        if (
+            c.rule == "name"
+            and c.start >= 2
+            and doc[c.start - 1].text == "("
+            and c.start - 1 in task_end
+        ):
+            out[k] = replace(c, label="Dataset", benchmark=False)
+            continue
+        root = doc[c.start : c.end].root
+        neighbours = list(root.children) + ([root.head] if root.dep_ == "appos" else [])
+        for child in neighbours:
+            if (child.dep_ == "appos" or child is root.head) and (
+                child.lemma_.lower() in lexicon.dataset_heads
+            ):
+                bench = child.lemma_.lower() in lexicon.benchmark_heads
+                out[k] = replace(c, label="Dataset", benchmark=bench)
+    return out
+
+
+def best_entity_types(matrix: np.ndarray, classes: list[str]) -> tuple[list[str], list[float]]:
+    """For each row of class scores: the best class other than "O" (a tie goes to the
+    later name), and how far its score is above that of "O"."""
+    others = sorted((c for c in classes if c != "O"), reverse=True)
+    columns = matrix[:, [classes.index(c) for c in others]]
+    best = columns.argmax(axis=1)
+    lead = columns[np.arange(len(columns)), best] - matrix[:, classes.index("O")]
+    return [others[k] for k in best.tolist()], lead.tolist()
+
+
+def select(candidates: list[Candidate], by_confidence: bool = False) -> list[Candidate]:
+    """Keep non-overlapping candidates, most trusted (or confident) and longest first."""
+    if by_confidence:
+        ordered = sorted(
+            candidates, key=lambda c: (-(c.confidence or 0), -(c.end - c.start), c.start)
+        )
+    else:
+        ordered = sorted(candidates, key=lambda c: (-PRIORITY[c.rule], -(c.end - c.start), c.start))
+    taken: set[int] = set()
+    chosen = []
+    for cand in ordered:
+        tokens = set(range(cand.start, cand.end))
+        if tokens & taken:
+            continue
+        taken |= tokens
+        chosen.append(cand)
+    return sorted(chosen, key=lambda c: c.start)
