@@ -220,7 +220,7 @@ def new_temp_dir(out_dir: Path) -> Path:
     """Create the hidden sibling directory a build writes into (mode from the umask)."""
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+        tmp = _temp_sibling(out_dir)
         try:
             tmp.mkdir()
         except FileExistsError:
@@ -321,8 +321,8 @@ def _version() -> str:
     return __version__
 
 
-def _temp_sibling(path: Path, suffix: str = "") -> Path:
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}{suffix}")
+def _temp_sibling(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
 
 
 def atomic_write_text(path: Path, text: str) -> Path:
@@ -341,9 +341,7 @@ def atomic_write_text(path: Path, text: str) -> Path:
 def write_folder(path: Path, tool: str, write: Callable[[Path], T]) -> T:
     """Call ``write(folder)`` on a new temporary sibling of ``path``, mark it as
     ``tool``'s and swap it in for ``path`` whole; on failure ``path`` is as it was."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_sibling(path)
-    tmp.mkdir()
+    tmp = new_temp_dir(path)
     try:
         result = write(tmp)
         mark_folder(tmp, tool)
