@@ -38,7 +38,7 @@ def test_outputs_all_files_written(example_build):
         "tables",
     }
     tables = {p.relative_to(out / "tables").parts[0] for p in (out / "tables").rglob("*.parquet")}
-    assert tables == {"papers", "locals", "entities.parquet", "nodes", "edges"}
+    assert tables == {"papers", "locals", "entities.parquet", "merges.parquet", "nodes", "edges"}
     assert summary.papers == 12
     assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name or ".partial" in p.name]
 

@@ -110,3 +110,106 @@ def test_resolve_fuzzy_merges_near_duplicates_but_not_across_types_or_versions()
     types = sorted(e.type for e in res.entities.values())
     assert types == ["Method", "Method", "Method", "Task"]
     assert any(m.reason.startswith("fuzzy") for m in res.merges)
+
+
+def _resolve(*papers):
+    r = Resolver()
+    for pid, mentions in papers:
+        r.add(local_entities(_paper(pid, *mentions)), pid)
+    return r.resolve()
+
+
+def test_resolve_keys_keep_whole_words():
+    assert entity_key("Task", "autonomous driving") == "task:autonomous-driving"
+    assert entity_key("Metric", "LPIPS") == "metric:lpips"
+    assert entity_key("Method", "VLMs") == entity_key("Method", "VLM") == "method:vlm"
+    assert entity_key("Method", "YOLOv8s") != entity_key("Method", "YOLOv8")
+
+
+def test_resolve_display_name_is_the_form_most_papers_use():
+    res = _resolve(
+        ("a", [_mention("clip")]),
+        ("b", [_mention("CLIP")]),
+        ("c", [_mention("CLIP")]),
+    )
+    (ent,) = res.entities.values()
+    assert ent.name == "CLIP" and "clip" in ent.aliases
+
+
+def test_resolve_long_form_names_an_entity_only_when_two_papers_define_it():
+    kitti = "Karlsruhe Institute of Technology and Toyota Technological Institute"
+    res = _resolve(
+        ("a", [_mention(kitti, "Dataset", kitti), _mention("KITTI", "Dataset", kitti)]),
+        ("b", [_mention("KITTI", "Dataset")]),
+    )
+    (ent,) = res.entities.values()
+    assert ent.name == "KITTI"
+    lora = [_mention("Low-Rank Adaptation", long_form="Low-Rank Adaptation"),
+            _mention("LoRA", long_form="Low-Rank Adaptation")]  # fmt: skip
+    res = _resolve(("a", lora), ("b", lora))
+    (ent,) = res.entities.values()
+    assert ent.name == "Low-Rank Adaptation" and ent.aliases == ["LoRA"]
+
+
+def test_resolve_acronym_joins_the_long_form_most_definitions_give():
+    def defined(long):
+        return [_mention(long, long_form=long), _mention("VLM", long_form=long)]
+
+    res = _resolve(
+        ("a", defined("vision-language model")),
+        ("b", defined("vision-language model")),
+        ("c", defined("vision-language model")),
+        ("d", defined("visual language model")),
+        ("e", [_mention("VLM")]),
+    )
+    keys = {e.key: e for e in res.entities.values()}
+    assert keys["method:vision-language-model"].support == 4  # a, b, c and e's bare VLM
+    assert "method:visual-language-model" in keys  # the other long form stays apart
+    (merge,) = [m for m in res.merges if m.rule == "acronym"]
+    assert merge.score == 0.75 and merge.papers == ("a", "b", "c") and merge.paper_count == 3
+
+
+def test_resolve_a_long_form_that_does_not_spell_the_acronym_joins_nothing():
+    bad = "with extensive evaluation across mathematical"
+    res = _resolve(
+        ("a", [_mention(bad, "Dataset", bad), _mention("AIME", "Dataset", bad)]),
+        ("b", [_mention("AIME", "Dataset")]),
+    )
+    assert not res.merges and len(res.entities) == 2
+
+
+def test_resolve_one_definition_does_not_claim_an_acronym_many_papers_use():
+    long = "Continuous Thought"
+    res = _resolve(
+        ("a", [_mention(long, long_form=long), _mention("CT", long_form=long)]),
+        *[(f"u{i}", [_mention("CT")]) for i in range(5)],
+    )
+    assert not [m for m in res.merges if m.rule == "acronym"]
+
+
+def test_resolve_names_equal_without_separators_are_one_and_versions_compare_exactly():
+    res = _resolve(
+        ("a", [_mention("CIFAR-100", "Dataset")]),
+        ("b", [_mention("CIFAR100", "Dataset")]),
+        ("c", [_mention("GPT 4o models")]),
+        ("d", [_mention("GPT 4 models")]),
+    )
+    names = sorted(e.name for e in res.entities.values())
+    assert names == ["CIFAR-100", "GPT 4", "GPT 4o"]  # "models" is a generic head
+    (merge,) = res.merges
+    assert merge.rule == "separators" and merge.paper_count == 1
+
+
+def test_resolve_acronyms_that_differ_in_case_compete_for_one_key():
+    def defined(long, short):
+        return [_mention(long, long_form=long), _mention(short, long_form=long)]
+
+    res = _resolve(
+        ("a", defined("supervised fine-tuning", "SFT")),
+        ("b", defined("supervised fine-tuning", "SFT")),
+        ("c", defined("shape-from-template", "SfT")),
+        ("d", [_mention("SFT")]),
+    )
+    keys = {e.key: e for e in res.entities.values()}
+    assert keys["method:supervised-fine-tuning"].support == 3
+    assert keys["method:shape-from-template"].support == 1

@@ -10,6 +10,7 @@ from kg.cli import analyze as _analyze
 from kg.cli import build as _build
 from kg.cli import cypher as _cypher
 from kg.cli import eval as _eval
+from kg.cli import explain as _explain
 from kg.cli import export as _export
 from kg.cli import fetch as _fetch
 from kg.cli import load as _load
@@ -38,6 +39,7 @@ app.command("sparql", cls=KgCommand)(_sparql.sparql)
 app.command("analyze", cls=KgCommand)(_analyze.analyze)
 app.command("viz", cls=KgCommand)(_analyze.viz)
 app.command("update", cls=KgCommand)(_update.update)
+app.command("explain", cls=KgCommand)(_explain.explain_cmd)
 
 
 def _version(value: bool) -> None:

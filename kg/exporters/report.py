@@ -78,11 +78,23 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
         lines.append("Nothing was skipped.")
     lines += ["", "## Resolution merges", ""]
     if resolution.merges:
-        lines += ["| merged key | into | reason |", "|---|---|---|"]
+        rules = Counter(m.rule or m.reason.split()[0] for m in resolution.merges)
+        lines.append(
+            "Each merge with its rule, score and papers behind it (all of them in "
+            "`tables/merges.parquet`; `kg explain KEY` shows one entity's): "
+            + ", ".join(f"{n} by {rule}" for rule, n in rules.most_common())
+            + "."
+        )
+        lines += ["", "| merged key | into | rule | score | papers | reason |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
         for m in resolution.merges[:1000]:
-            lines.append(f"| {_md(m.source)} | {_md(m.target)} | {_md(m.reason)} |")
+            papers = ", ".join(m.papers[:3]) + (" …" if m.paper_count > 3 else "")
+            lines.append(
+                f"| {_md(m.source)} | {_md(m.target)} | {_md(m.rule)} | {m.score:g} | "
+                f"{m.paper_count}: {_md(papers)} | {_md(m.reason)} |"
+            )
         if len(resolution.merges) > 1000:
-            lines.append(f"| … | {len(resolution.merges) - 1000} more | |")
+            lines.append(f"| … | {len(resolution.merges) - 1000} more | | | | |")
     else:
         lines.append("No merges beyond exact normalised names.")
     lines += ["", "## Stage timings (s)", ""]

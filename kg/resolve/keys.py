@@ -6,7 +6,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["normalise_name", "entity_key", "slug"]
+__all__ = ["normalise_name", "key_name", "entity_key", "slug"]
 
 _DROP = re.compile(r"[^\w\s.%+]")
 _SPACES = re.compile(r"\s+")
@@ -39,8 +39,40 @@ def normalise_name(name: str) -> str:
     return " ".join(words)
 
 
+_KEEP_S = ("ss", "us", "is")
+"""Endings whose ``s`` is no plural (``autonomous``, ``analysis``): keys keep those words."""
+
+
+def _key_word(word: str) -> str:
+    """Return one word of a key: a plural ``s`` cut (``LLMs``, ``models``), nothing more.
+
+    An ``s`` in capitals is part of the name (``LPIPS``), and so is one after a digit
+    (``YOLOv8s``) or ending ``ss``, ``us`` or ``is`` (``autonomous``, ``analysis``).
+    """
+    if len(word) > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        if not word[-2].isdigit():
+            return word[:-1]
+    return word
+
+
+def key_name(name: str) -> str:
+    """Return the form of a name that its key is made from: whole words, lower case.
+
+    Like :func:`normalise_name`, but a plural ``s`` is cut only where it is one.
+
+    Examples
+    --------
+    >>> key_name("Autonomous Driving"), key_name("LPIPS"), key_name("VLMs")
+    ('autonomous driving', 'lpips', 'vlm')
+    """
+    text = unicodedata.normalize("NFKC", name)
+    text = re.sub(r"[-_/]", " ", text)
+    text = _DROP.sub("", text)
+    return " ".join(_key_word(w).lower() for w in _SPACES.split(text.strip()) if w)
+
+
 def slug(name: str) -> str:
-    """Return the URL- and key-safe form of a name.
+    """Return the URL- and key-safe form of a name (whole words, see :func:`key_name`).
 
     Examples
     --------
@@ -48,12 +80,14 @@ def slug(name: str) -> str:
     'low-rank-adaptation'
     >>> slug("mAP@0.5")
     'map0.5'
+    >>> slug("Autonomous Driving")
+    'autonomous-driving'
     """
-    text = normalise_name(name)
+    text = key_name(name)
     text = re.sub(r"[^a-z0-9.+%]+", "-", text.replace("%", "pct").replace("+", "plus"))
     ascii_text = re.sub(r"[^\x00-\x7f]", "", text).strip("-.")
     if ascii_text != text.strip("-.") or not ascii_text:  # keep non-ASCII names distinct
-        digest = hashlib.sha1(normalise_name(name).encode("utf-8")).hexdigest()[:8]
+        digest = hashlib.sha1(key_name(name).encode("utf-8")).hexdigest()[:8]
         return f"{ascii_text}-{digest}" if ascii_text else digest
     return ascii_text
 

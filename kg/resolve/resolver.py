@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import networkx as nx
 from rapidfuzz import fuzz
 
 from kg.resolve.keys import entity_key, normalise_name
@@ -65,11 +67,31 @@ class Entity:
 
 @dataclass(frozen=True)
 class Merge:
-    """One key folded into another, and why."""
+    """One key folded into another: the rule that did it, its score, and the papers behind it
+    (those that define the acronym, or that use the merged name; at most
+    :data:`MERGE_PAPERS` of them, ``paper_count`` all of them)."""
 
     source: str
     target: str
     reason: str
+    rule: str = ""
+    score: float = 1.0
+    papers: tuple[str, ...] = ()
+    paper_count: int = 0
+    key: str = ""  # the canonical key the source ended in (filled once resolution is done)
+
+
+MERGE_PAPERS = 20
+"""How many of the papers behind a merge its record lists."""
+
+ACRONYM_SHARE = 0.6
+"""The share of the papers that define an acronym that must give it one long form before
+every use of the acronym joins that long form (the rest stay apart: a duplicate is better
+than a wrong merge)."""
+
+ACRONYM_LONE_USES = 3
+"""An acronym that only one paper defines joins that paper's long form only when at most
+this many papers use the bare acronym (one definition is weak evidence for many uses)."""
 
 
 @dataclass
@@ -278,12 +300,21 @@ def resolve_table(
 ) -> Resolution:
     """Resolve the local entities in DuckDB relation ``table`` (a table name or
     ``read_parquet(...)``, with the columns of :data:`LOCALS_SCHEMA_FIELDS`) into canonical
-    entities written to ``entities_path`` (Parquet, sorted by key).
+    entities written to ``entities_path`` (Parquet, sorted by key); the merges are written
+    beside it (``merges.parquet``, see :func:`write_merges`).
 
-    Merges: an acronym that one paper defines goes with its long form when no other long
-    form claims it across the corpus; names of the same type whose normalised forms are
-    near-identical (fuzzy ratio >= ``fuzzy_threshold``, at least ``fuzzy_min_length``
-    characters, same digits) are one. Each union keeps the key that more papers use.
+    Merges, each union keeping the key that more papers use:
+
+    - **acronym**: an acronym joins the long form that most of the papers defining it give
+      (a share of at least :data:`ACRONYM_SHARE`; each capital of the acronym starts a
+      word of the long form, in order), when two papers define it that way or few papers
+      use it bare (:data:`ACRONYM_LONE_USES`);
+    - **separators**: names of one type equal once spaces and hyphens go
+      (``CIFAR100``, ``CIFAR-100``);
+    - **fuzzy**: names of one type whose normalised forms are near-identical (ratio >=
+      ``fuzzy_threshold``, at least ``fuzzy_min_length`` characters) and whose words with
+      digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``).
+
     Only merged keys are held in memory; everything else is grouped by DuckDB.
     """
     import duckdb
@@ -291,6 +322,8 @@ def resolve_table(
     for name, fn, args, ret in (
         ("kg_acronym", _is_acronym, ["VARCHAR"], "BOOLEAN"),
         ("kg_norm", normalise_name, ["VARCHAR"], "VARCHAR"),
+        ("kg_spells", spells_acronym, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
+        ("kg_defines", defines_acronym, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
     ):
         try:
             con.create_function(name, fn, args, ret, side_effects=False)
@@ -311,38 +344,74 @@ def resolve_table(
             ).fetchall()
             support.update(rows)
 
-    parent: dict[str, str] = {}
+    papers_of: dict[str, tuple[tuple[str, ...], int]] = {}
+
+    def papers_behind(keys: list[str]) -> None:
+        wanted = [k for k in set(keys) if k not in papers_of]
+        if wanted:
+            rows = con.execute(
+                f"SELECT raw_key, list(DISTINCT paper ORDER BY paper)[1:{MERGE_PAPERS}], "
+                f"count(DISTINCT paper) FROM {table} "
+                "WHERE raw_key IN (SELECT unnest(?)) GROUP BY raw_key",
+                [wanted],
+            ).fetchall()
+            papers_of.update((k, (tuple(p), n)) for k, p, n in rows)
+
+    uf = nx.utils.UnionFind()
     merges: list[Merge] = []
 
-    def find(key: str) -> str:
-        root = key
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while key != root:  # path compression
-            parent[key], key = root, parent[key]
-        return root
+    def union(source: str, target: str, merge: Merge) -> None:
+        if uf[source] != uf[target]:
+            uf.union(source, target)
+            merges.append(merge)
 
-    def union(source: str, target: str, reason: str) -> None:
-        a, b = find(source), find(target)
-        if a == b:
-            return
-        if support[a] > support[b]:  # keep the better-supported key
-            a, b = b, a
-        parent[a] = b
-        merges.append(Merge(a, b, reason))
-
-    # acronyms: (type, acronym) -> the long-form keys whose papers define it
-    acronyms = con.execute(
-        f"SELECT type, alias, list(DISTINCT raw_key ORDER BY raw_key) AS keys FROM "
-        f"(SELECT type, unnest(aliases) AS alias, raw_key, name FROM {table}) "
-        "WHERE kg_acronym(alias) AND NOT kg_acronym(name) "
-        "GROUP BY type, alias HAVING count(DISTINCT raw_key) = 1 ORDER BY type, alias"
+    # acronym: (type, acronym) -> each long-form key that papers define it as
+    rows = con.execute(
+        f"SELECT type, alias, raw_key, count(DISTINCT paper) AS n, "
+        f"list(DISTINCT paper ORDER BY paper)[1:{MERGE_PAPERS}] FROM "
+        f"(SELECT type, unnest(aliases) AS alias, raw_key, name, paper FROM {table}) "
+        "WHERE kg_acronym(alias) AND NOT kg_acronym(name) AND kg_spells(alias, name) "
+        "GROUP BY type, alias, raw_key ORDER BY type, alias, n DESC, raw_key"
     ).fetchall()
-    pairs = [(entity_key(type_, short), keys[0], short) for type_, short, keys in acronyms]
-    support_of(k for short_key, long_key, _ in pairs for k in (short_key, long_key))
-    for short_key, long_key, short in pairs:
-        if short_key in support:
-            union(short_key, long_key, f"acronym {short!r}")
+    claims_of: dict[str, list[tuple[int, str, list[str], str]]] = {}
+    for type_, short, long_key, n, papers in rows:  # "SFT" and "SfT" claim one key
+        claims_of.setdefault(entity_key(type_, short), []).append((n, long_key, papers, short))
+    joins = []
+    for short_key, claims in sorted(claims_of.items()):
+        by_long: dict[str, list] = {}  # long key -> [papers defining it, some of them, short]
+        for n, long_key, papers, short in claims:
+            held = by_long.setdefault(long_key, [0, set(), short])
+            held[0] += n
+            held[1].update(papers)
+        total = sum(held[0] for held in by_long.values())
+        long_key, (n, papers, short) = max(by_long.items(), key=lambda kv: (kv[1][0], kv[0]))
+        if n / total >= ACRONYM_SHARE:
+            papers = tuple(sorted(papers)[:MERGE_PAPERS])
+            joins.append((short_key, long_key, short, n, total, papers))
+    support_of(k for short_key, long_key, *_ in joins for k in (short_key, long_key))
+    for short_key, long_key, short, n, total, papers in joins:
+        if short_key not in support or short_key == long_key:
+            continue
+        if n < 2 and support[short_key] > ACRONYM_LONE_USES:
+            continue  # one paper's definition, many bare uses: maybe another thing
+        merge = Merge(short_key, long_key, f"acronym {short!r} ({n} of {total} definitions)",
+                      "acronym", round(n / total, 3), papers, n)  # fmt: skip
+        union(short_key, long_key, merge)
+
+    # separators: keys equal once hyphens go (the key's words are joined by hyphens)
+    rows = con.execute(
+        "SELECT list(raw_key ORDER BY support DESC, raw_key) FROM kg_keys "
+        "GROUP BY type, replace(raw_key, '-', '') HAVING count(*) > 1"
+    ).fetchall()
+    groups = [keys for (keys,) in rows]
+    support_of(k for keys in groups for k in keys)
+    papers_behind([k for keys in groups for k in keys[1:]])
+    for keys in groups:
+        for other in keys[1:]:
+            papers, n = papers_of.get(other, ((), 0))
+            merge = Merge(other, keys[0], "same name without separators", "separators",
+                          1.0, papers, n)  # fmt: skip
+            union(other, keys[0], merge)
 
     # fuzzy: blocks of (type, first four characters of the normalised name)
     rows = iter_rows(
@@ -356,18 +425,28 @@ def resolve_table(
         f"WHERE length(norm) >= {int(fuzzy_min_length)} "
         "ORDER BY type, block, support DESC, raw_key",
     )
+    fuzzy = []
     for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
         items = list(block)[:400]
         for i, (_, _, norm_a, key_a, sup_a) in enumerate(items):
             for _, _, norm_b, key_b, sup_b in items[i + 1 :]:
-                if _digits(norm_a) != _digits(norm_b):
-                    continue  # GPT-3 vs GPT-4, ResNet-50 vs ResNet-101
+                if _versions(norm_a) != _versions(norm_b):
+                    continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
                 score = fuzz.ratio(norm_a, norm_b)
                 if score >= fuzzy_threshold:
                     support[key_a], support[key_b] = sup_a, sup_b
-                    union(key_a, key_b, f"fuzzy {score:.0f}")
+                    fuzzy.append((key_b, key_a, score))
+    papers_behind([source for source, _, _ in fuzzy])
+    for source, target, score in fuzzy:
+        papers, n = papers_of.get(source, ((), 0))
+        merge = Merge(source, target, f"fuzzy {score:.0f}", "fuzzy", round(score / 100, 3),
+                      papers, n)  # fmt: skip
+        union(source, target, merge)
 
-    canonical = {key: find(key) for key in parent}
+    canonical = {}
+    for group in uf.to_sets():
+        kept = min(group, key=lambda k: (-support[k], k))  # the key more papers use
+        canonical.update((k, kept) for k in group if k != kept)
     import pyarrow as pa
 
     keymap = pa.table(
@@ -383,12 +462,23 @@ def resolve_table(
     path = Path(entities_path).as_posix().replace("'", "''")
     con.execute(
         "COPY ("
-        "WITH names AS (SELECT key, name, count(*) AS n FROM kg_member GROUP BY key, name), "
-        "best AS (SELECT key, arg_min(name, (kg_acronym(name), -n, name)) AS name "
-        "FROM names GROUP BY key), "
-        "alias AS (SELECT key, list(DISTINCT a) AS aliases FROM ("
-        "SELECT key, unnest(aliases) AS a FROM kg_member UNION ALL "
-        "SELECT key, name AS a FROM names) GROUP BY key), "
+        # every surface form of each entity, and whether a paper gave it as the long form
+        # that defines an acronym, spelling the acronym out
+        "WITH forms AS ("
+        "SELECT key, paper, name AS form, kg_acronym(name) AS short, "
+        "len(list_filter(aliases, lambda a: kg_acronym(a))) > 0 AND NOT kg_acronym(name) "
+        "AS long_form, kg_defines(name, aliases) AS spelled FROM kg_member UNION ALL "
+        "SELECT key, paper, unnest(aliases) AS form, kg_acronym(unnest(aliases)), false, "
+        "false FROM kg_member), "
+        "scored AS (SELECT key, form, any_value(short) AS short, "
+        "count(DISTINCT paper) AS papers, "
+        "count(DISTINCT paper) FILTER (WHERE NOT long_form) AS plain, "
+        "count(DISTINCT paper) FILTER (WHERE spelled) AS spelled FROM forms "
+        "GROUP BY key, form), "
+        # the form most papers use; a long form only where two papers define it
+        "best AS (SELECT key, arg_min(form, (plain = 0 AND spelled < 2, -papers, short, "
+        "form)) AS name FROM scored GROUP BY key), "
+        "alias AS (SELECT key, list(DISTINCT form) AS aliases FROM scored GROUP BY key), "
         "counts AS (SELECT key, any_value(type) AS type, count(DISTINCT paper) AS support, "
         "sum(mentions) AS mention_count, "
         "count(DISTINCT paper) FILTER (WHERE proposed) AS proposed_count, "
@@ -403,11 +493,90 @@ def resolve_table(
     con.execute("DROP TABLE kg_member")
     con.unregister("kg_keymap")
     con.execute("DROP TABLE kg_keys")
-    return Resolution(canonical, merges, Path(entities_path))
+    merges = [replace(m, key=canonical.get(m.source, m.source)) for m in merges]
+    write_merges(merges, merges_path(entities_path))
+    resolution = Resolution(canonical, merges, Path(entities_path))
+    return resolution
 
 
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
+MERGES_SCHEMA_FIELDS = (
+    ("source", "string"),
+    ("target", "string"),
+    ("key", "string"),
+    ("rule", "string"),
+    ("reason", "string"),
+    ("score", "double"),
+    ("papers", "list<string>"),
+    ("paper_count", "int64"),
+)
+"""The columns of ``merges.parquet``: each merge with the canonical ``key`` it ended in."""
+
+
+def merges_path(entities_path: str | Path) -> Path:
+    """Return where the merges of the entities at ``entities_path`` are written."""
+    return Path(entities_path).with_name("merges.parquet")
+
+
+def write_merges(merges: list[Merge], path: str | Path) -> None:
+    """Write ``merges`` to ``path`` (Parquet, :data:`MERGES_SCHEMA_FIELDS`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kinds = {"string": pa.string(), "double": pa.float64(), "int64": pa.int64(),
+             "list<string>": pa.list_(pa.string())}  # fmt: skip
+    schema = pa.schema([(n, kinds[k]) for n, k in MERGES_SCHEMA_FIELDS])
+    rows = [{**asdict(m), "papers": list(m.papers)} for m in merges]
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
+
+
+def read_merges(path: str | Path, keys: Iterable[str] | None = None) -> list[Merge]:
+    """Return the merges written by :func:`write_merges` (none when there is no file),
+    only those that ended in one of ``keys`` when given."""
+    keys = None if keys is None else sorted(set(keys))
+    if not Path(path).exists() or keys == []:
+        return []
+    import pyarrow.parquet as pq
+
+    filters = None if keys is None else [("key", "in", keys)]
+    rows = pq.read_table(path, filters=filters).to_pylist()
+    return [Merge(**{**r, "papers": tuple(r["papers"])}) for r in rows]
+
+
+def _versions(text: str) -> list[str]:
+    """Return the words of ``text`` that hold a digit (versions and sizes, compared exactly)."""
+    return [w for w in text.split() if any(ch.isdigit() for ch in w)]
+
+
+def spells_acronym(short: str, long: str) -> bool:
+    """Whether each capital of ``short`` starts a word of ``long`` (or is a capital inside
+    one), in order; a comma list of examples spells nothing.
+
+    Examples
+    --------
+    >>> spells_acronym("LoRA", "Low-Rank Adaptation")
+    True
+    >>> spells_acronym("3DGS", "3D Gaussian Splatting")
+    True
+    >>> spells_acronym("AIME", "with extensive evaluation across mathematical")
+    False
+    """
+    if not short or not long or "," in long or ";" in long:
+        return False
+    letters = [ch.lower() for ch in short if ch.isupper()]
+    starts = []
+    for word in re.split(r"[\s\-/]+", long):
+        if word:
+            starts.append(word[0].lower())
+            starts += [ch.lower() for ch in word[1:] if ch.isupper()]
+    it = iter(starts)
+    return bool(letters) and all(ch in it for ch in letters)
+
+
+def defines_acronym(name: str, aliases: list[str] | None) -> bool:
+    """Whether ``name`` is a long form that spells out one of its acronym ``aliases``."""
+    return not _is_acronym(name) and any(
+        _is_acronym(a) and spells_acronym(a, name) for a in aliases or ()
+    )
 
 
 def _is_acronym(text: str) -> bool:
