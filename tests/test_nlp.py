@@ -43,6 +43,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.entity_classifier.v1",
         "kg.relation_classifier.v1",
         "kg.parse_number.v1",
+        "kg.phrase_stats.v1",
     }
     assert "kg.tokenizer_tweaks.v1" in registry.callbacks.get_all()
     assert "kg.faster_base_components.v1" in registry.callbacks.get_all()
@@ -554,3 +555,50 @@ def test_nothing_to_extract_loads_no_pipeline(tmp_path, n_process):
     assert list(extract([], n_process=n_process, config=missing)) == []
     with pytest.raises(Exception, match="missing.cfg"):
         list(extract([Record(id="p", text="We train a model.")], config=missing))
+
+
+def test_phrase_stats_verdicts():
+    from kg.nlp.vocabulary import PhraseStats, suffix_form
+
+    stats = PhraseStats(
+        seen={"state of the art": 300, "rag": 30, "few shot learning": 20, "*-based": 150},
+        taken={"rag": {"Method": 27, "Task": 1}, "few shot learning": {"Task": 12, "Method": 6}},
+    )
+    assert stats.verdict("state of the art") == "O"
+    assert stats.verdict("rag") == "Method"
+    assert stats.verdict("few shot learning") is None  # the annotators' types disagree
+    assert stats.verdict("unseen phrase") is None
+    assert suffix_form("LLM-based") == "*-based" and suffix_form("rule based") is None
+
+
+def test_gate_follows_the_annotators_record_whatever_rule_found_a_phrase(tmp_path):
+    from kg.nlp import load_pipeline
+    from kg.nlp.vocabulary import write_phrase_stats
+
+    text = (
+        "We propose an LLM-based agent built on Retrieval-Augmented Generation (RAG) that "
+        "uses Light Detection and Ranging (LiDAR) scans and reaches 81.2% accuracy on KITTI."
+    )
+    stats = tmp_path / "phrase_stats.tsv"
+    empty = {"Method": 0, "Task": 0, "Dataset": 0, "Metric": 0}
+    write_phrase_stats(
+        {
+            "*-based": (150, empty),
+            "lidar": (20, empty),
+            "retrieval augmented generation": (30, {**empty, "Task": 25}),
+        },
+        stats,
+    )
+    plain = load_pipeline(overrides={"components.kg_entities.phrase_stats.path": "none"})
+    gated = load_pipeline(overrides={"components.kg_entities.phrase_stats.path": str(stats)})
+
+    def found(pipeline):
+        doc = pipeline(text)
+        return {s.text: s.label_ for s in doc.spans["kg_entities"]}
+
+    before, after = found(plain), found(gated)
+    assert {"LiDAR", "Light Detection and Ranging"} & set(before)
+    assert not {"LLM-based", "LiDAR", "Light Detection and Ranging"} & set(after)
+    assert after.get("Retrieval-Augmented Generation") == "Task"  # the record's type
+    assert after.get("RAG") == "Task"  # the acronym follows its long form
+    assert after.get("KITTI") == before.get("KITTI") == "Dataset"

@@ -18,7 +18,7 @@ from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.entity_candidates import CandidateFinder
-from kg.nlp.entity_classify import CONFIDENCE, classify, select
+from kg.nlp.entity_classify import CONFIDENCE, GateSettings, classify, gate, select
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import (
@@ -30,7 +30,7 @@ from kg.nlp.phrases import (
     normalise_form,
     phrase_type,
 )
-from kg.nlp.vocabulary import Gazetteer, Lexicon
+from kg.nlp.vocabulary import Gazetteer, Lexicon, PhraseStats
 from kg.resources import trained_file
 from kg.schema import ENTITY_TYPES
 
@@ -60,8 +60,12 @@ class EntityRecognizer(KgComponent):
         always_keep: tuple[str, ...] = ("abbreviation", "name"),
         head_priors: dict[str, dict[str, int]] | None = None,
         word_clusters: dict[str, tuple[str, ...]] | None = None,
+        phrase_stats: PhraseStats | None = None,
+        gate_settings: GateSettings | None = None,
     ) -> None:
         self.name = name
+        self.phrase_stats = phrase_stats
+        self.gate_settings = gate_settings or GateSettings()
         self.word_clusters = word_clusters
         self.head_priors = head_priors or {}
         self.always_keep = tuple(always_keep)
@@ -101,6 +105,8 @@ class EntityRecognizer(KgComponent):
             )
         else:
             chosen = select(self.candidates(doc))
+        if self.phrase_stats is not None:
+            chosen = gate(doc, chosen, self.phrase_stats, self.gate_settings)
         spans, info = [], doc_data(doc, "kg_mention_info")
         for cand in chosen:
             span = Span(doc, cand.start, cand.end, label=cand.label)
@@ -155,6 +161,11 @@ class EntityRecognizer(KgComponent):
         "always_keep": ["abbreviation", "name"],
         "head_priors": {"@misc": "kg.head_priors.v1", "path": ""},
         "word_clusters": {"@misc": "kg.word_clusters.v1", "path": ""},
+        "phrase_stats": {"@misc": "kg.phrase_stats.v1", "path": ""},
+        "gate_min_seen": 5,
+        "gate_max_rate": 0.1,
+        "gate_min_taken": 3,
+        "gate_type_share": 0.8,
     },
 )
 def make_entity_recognizer(
@@ -170,8 +181,15 @@ def make_entity_recognizer(
     always_keep: list[str],
     head_priors: dict[str, dict[str, int]],
     word_clusters: dict[str, tuple[str, ...]] | None,
+    phrase_stats: PhraseStats | None,
+    gate_min_seen: int,
+    gate_max_rate: float,
+    gate_min_taken: int,
+    gate_type_share: float,
 ) -> EntityRecognizer:
-    """Build the scientific entity recognizer (rules, plus the classifier when given)."""
+    """Build the scientific entity recognizer (rules, plus the classifier when given, and
+    the annotators' record of phrases, ``phrase_stats``, as evidence across papers: see
+    :func:`~kg.nlp.entity_classify.gate`)."""
     return EntityRecognizer(
         nlp,
         name,
@@ -185,6 +203,8 @@ def make_entity_recognizer(
         always_keep=tuple(always_keep),
         head_priors=head_priors,
         word_clusters=word_clusters,
+        phrase_stats=phrase_stats,
+        gate_settings=GateSettings(gate_min_seen, gate_max_rate, gate_min_taken, gate_type_share),
     )
 
 

@@ -4,16 +4,26 @@ settled, and types made consistent within a paper."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from spacy.tokens import Doc, Span
 
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.phrases import Candidate, normalise_form
-from kg.nlp.vocabulary import Lexicon
+from kg.nlp.phrases import Candidate, SentenceIndex, normalise_form
+from kg.nlp.vocabulary import Lexicon, PhraseStats, suffix_form
+from kg.resolve.keys import normalise_name
 
-__all__ = ["CONFIDENCE", "PRIORITY", "best_entity_types", "classify", "harmonise_types", "select"]
+__all__ = [
+    "CONFIDENCE",
+    "PRIORITY",
+    "GateSettings",
+    "best_entity_types",
+    "classify",
+    "gate",
+    "harmonise_types",
+    "select",
+]
 
 PRIORITY = {
     "abbreviation": 5,
@@ -190,3 +200,66 @@ def select(candidates: list[Candidate], by_confidence: bool = False) -> list[Can
         taken |= tokens
         chosen.append(cand)
     return sorted(chosen, key=lambda c: c.start)
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """When the annotators' record of a phrase decides (see :meth:`PhraseStats.verdict`)."""
+
+    min_seen: int = 5
+    max_rate: float = 0.1
+    min_taken: int = 3
+    type_share: float = 0.8
+
+
+def gate(
+    doc: Doc, chosen: list[Candidate], stats: PhraseStats, settings: GateSettings
+) -> list[Candidate]:
+    """Drop the mentions whose phrase the annotators almost never make an entity and give
+    a phrase the type they nearly always give it: evidence across 1,340 papers, which
+    overrules every rule (gazetteer entries included). A one-word compound with no record
+    of its own follows the others ending alike (``"*-based"``). An acronym and the long
+    form it abbreviates are decided together, by the long form when it has a record. A
+    metric in a sentence with a number stays (the guidelines' efficiency measures)."""
+    options = {"min_seen": settings.min_seen, "max_rate": settings.max_rate,
+               "min_taken": settings.min_taken, "type_share": settings.type_share}  # fmt: skip
+
+    def verdict(text: str) -> str | None:
+        found = stats.verdict(normalise_name(text), **options)
+        pattern = suffix_form(text)
+        if found is None and pattern:
+            found = stats.verdict(pattern, **options)
+            return found if found == "O" else None  # a pattern says "no entity" only
+        return found
+
+    sentences = SentenceIndex(doc)
+    verdicts = [verdict(doc[c.start : c.end].text) for c in chosen]
+    verdicts = [  # a measure beside a number is a metric here, whatever it is elsewhere
+        None if v == "O" and c.label == "Metric" and sentences.has_number(c.start) else v
+        for c, v in zip(chosen, verdicts, strict=True)
+    ]
+    by_group: dict[str, str | None] = {}
+    for c, v in zip(chosen, verdicts, strict=True):  # long forms first, then acronyms
+        if c.group and doc[c.start : c.end].text == c.group:
+            by_group[normalise_name(c.group)] = v
+    for c, v in zip(chosen, verdicts, strict=True):
+        if c.group and v is not None:
+            key = _group_key(normalise_name(c.group), by_group)
+            if by_group.get(key) is None:
+                by_group[key] = v
+    out = []
+    for c, v in zip(chosen, verdicts, strict=True):
+        if c.group:
+            v = by_group.get(_group_key(normalise_name(c.group), by_group), v)
+        if v == "O":
+            continue
+        out.append(replace(c, label=v) if v and v != c.label else c)
+    return out
+
+
+def _group_key(group: str, known: dict[str, str | None]) -> str:
+    """The long form an acronym's group names: the raw long text may hold a word more
+    ("the ...") than the trimmed long form."""
+    if group in known:
+        return group
+    return next((k for k in known if group.endswith(" " + k)), group)

@@ -19,6 +19,11 @@ __all__ = [
     "load_gazetteer",
     "load_head_priors",
     "load_word_clusters",
+    "PHRASE_TYPES",
+    "PhraseStats",
+    "load_phrase_stats",
+    "write_phrase_stats",
+    "suffix_form",
 ]
 
 
@@ -133,3 +138,82 @@ def _read_clusters(path: Path) -> dict[str, tuple[str, ...]]:
             word, *ids = line.rstrip("\n").split("\t")
             out[word] = tuple(f"{k}:{c}" for k, c in zip(levels, ids, strict=True))
     return out
+
+
+PHRASE_TYPES = ("Method", "Task", "Dataset", "Metric")
+
+
+def suffix_form(text: str) -> str | None:
+    """Return the pattern a one-word hyphenated compound shares with others of its last
+    part (``"LLM-based"`` -> ``"*-based"``), or None for other text."""
+    if " " in text or "-" not in text.strip("-"):
+        return None
+    return "*-" + text.rsplit("-", 1)[1].lower()
+
+
+@dataclass(frozen=True)
+class PhraseStats:
+    """How often the annotators made each phrase an entity (scripts/learn_phrases.py):
+    ``seen[form]`` abstracts where the rules proposed it, ``taken[form][type]`` those whose
+    annotation made it an entity of ``type``. Forms are normalised names, or a
+    :func:`suffix_form` pattern for every one-word compound ending alike."""
+
+    seen: dict[str, int]
+    taken: dict[str, dict[str, int]]
+
+    def verdict(
+        self,
+        form: str,
+        *,
+        min_seen: int = 5,
+        max_rate: float = 0.1,
+        min_taken: int = 3,
+        type_share: float = 0.8,
+    ) -> str | None:
+        """Return ``"O"`` when ``form`` was seen in ``min_seen`` abstracts or more and
+        taken in at most ``max_rate`` of them, the type the annotators gave it when they
+        took it ``min_taken`` times or more, ``type_share`` of them with that type; else
+        None (no evidence either way)."""
+        n = self.seen.get(form, 0)
+        if n < min_seen and form not in self.taken:
+            return None
+        by_type = self.taken.get(form, {})
+        total = sum(by_type.values())
+        if n >= min_seen and total <= max_rate * n:
+            return "O"
+        if total >= min_taken:
+            best = max(by_type, key=lambda t: (by_type[t], t))
+            if by_type[best] >= type_share * total:
+                return best
+        return None
+
+
+def write_phrase_stats(rows: dict[str, tuple[int, dict[str, int]]], path: str | Path) -> None:
+    """Write ``{form: (seen, {type: taken})}`` as the TSV :func:`load_phrase_stats` reads."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(["form", "seen", *PHRASE_TYPES])
+        for form in sorted(rows):
+            seen, by_type = rows[form]
+            writer.writerow([form, seen, *(by_type.get(t, 0) for t in PHRASE_TYPES)])
+
+
+@registry.misc("kg.phrase_stats.v1")
+def load_phrase_stats(path: str = "") -> PhraseStats | None:
+    """Read the learned phrase statistics (default: the shipped phrase_stats.tsv if there
+    is one; ``"none"``: none)."""
+    file = trained_file(path, "phrase_stats.tsv", "phrase statistics")
+    return _read_phrase_stats(file) if file else None
+
+
+@lru_cache(maxsize=4)
+def _read_phrase_stats(path: Path) -> PhraseStats:
+    seen: dict[str, int] = {}
+    taken: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            seen[row["form"]] = int(row["seen"])
+            by_type = {t: int(row[t]) for t in PHRASE_TYPES if int(row[t])}
+            if by_type:
+                taken[row["form"]] = by_type
+    return PhraseStats(seen, taken)
