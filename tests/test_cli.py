@@ -345,3 +345,46 @@ def test_the_cli_starts_without_the_heavy_libraries():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", f"importing kg.cli loaded {done.stdout.strip()}"
+
+
+def test_cli_explain_shows_the_merges_behind_an_entity_and_eval_scores_them(tmp_path):
+    papers = tmp_path / "papers.jsonl"
+    texts = [
+        "We adapt large models with Low-Rank Adaptation (LoRA) and report 71.0% accuracy.",
+        "Our method extends Low-Rank Adaptation (LoRA) to vision transformers on ImageNet.",
+        "We fine-tune GPT-2 with LoRA and compare it with full fine-tuning.",
+    ]
+    papers.write_text(
+        "".join(json.dumps({"id": f"p{i}", "text": t}) + "\n" for i, t in enumerate(texts))
+    )
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["build", str(papers), "-o", str(out)]).exit_code == 0
+    result = runner.invoke(app, ["explain", "LoRA", "--db", str(out), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (entity,) = json.loads(result.output)
+    assert entity["key"] == "method:low-rank-adaptation" and entity["support"] == 3
+    (merge,) = entity["merges"]
+    assert merge["rule"] == "acronym" and merge["source"] == "method:lora"
+    assert merge["papers"] == ["p0", "p1"] and merge["paper_count"] == 2
+    text = runner.invoke(app, ["explain", "method:low-rank-adaptation", "--db", str(out)])
+    assert "merged method:lora (acronym" in text.output
+    missing = runner.invoke(app, ["explain", "no such thing", "--db", str(out)])
+    assert missing.exit_code != 0 and "find-entity" in missing.output
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(
+        "type\ta\tb\tsame\tsource\n"
+        "Method\tLow-Rank Adaptation\tLoRA\tyes\ttest\n"
+        "Method\tLoRA\tGPT-2\tno\ttest\n"
+        "Method\tLoRA\tQLoRA\tno\ttest\n"
+    )
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"text_start": texts[0][:80], "entities": [],
+                                "relations": [], "results": []}) + "\n")  # fmt: skip
+    result = runner.invoke(
+        app, ["eval", str(gold), "--pred", str(out), "--pairs", str(pairs), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    merges = json.loads(result.output)["merges"]
+    assert merges["precision"] == 1.0 and merges["recall"] == 1.0
+    assert merges["merged"] == 1 and merges["not_in_build"] == 1

@@ -30,22 +30,46 @@ def eval_cmd(
     explain: Annotated[
         bool, typer.Option(help="List false positives and negatives, under the paper each is from.")
     ] = False,
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs",
+            help="Also score the build's merges on these labelled name pairs (TSV: type, a, "
+            "b, same, source; benchmarks/head/merge_pairs.tsv): precision and recall.",
+        ),
+    ] = None,
     save: SaveOption = None,
     force: ForceOption = False,
 ) -> None:
-    """Score a build against gold: entities (typed, untyped, per type), relations, results.
+    """Score a build against gold: entities (typed, untyped, per type), relations, results;
+    with --pairs, its merges too.
 
-    Example:
+    Examples:
 
         kg eval ../shared/gold/dev.jsonl --pred out/extractions.jsonl
+
+        kg eval ../shared/gold/dev.jsonl --pred out --pairs benchmarks/head/merge_pairs.tsv
     """
     check_save(save, force)
     scores = evaluate_files(gold, pred, explain=explain)
+    if pairs is not None:
+        from kg.eval.merges import read_pairs, score_merges
+
+        scores["merges"] = score_merges(_build_dir(pred), read_pairs(pairs))
     save_json(scores, save)
     if json_out:
         print_json(scores)
         return
     print(format_table(scores))
+    if pairs is not None:
+        m = scores["merges"]
+        print(
+            f"merges: precision {m['precision']:.3f} ({m['merged']} labelled pairs merged), "
+            f"recall {m['recall']:.3f} (of {m['same_pairs']} same-thing pairs in the build); "
+            f"{m['not_in_build']} of {m['pairs']} pairs name something the build lacks"
+        )
+        for type_, a, b, source in m["wrong"]:
+            print(f"  wrong merge: {type_} {a!r} + {b!r} ({source})")
     if explain:
         paper = None
         for note in scores["explain"]:
@@ -101,3 +125,14 @@ def eval_mentions_cmd(
             f"{s['pred']:7d} {s['gold']:7d}"
         )
     print(f"documents: {scores['documents']}")
+
+
+def _build_dir(pred: Path) -> Path:
+    """The build a --pred names (its folder, or the folder of its extractions.jsonl)."""
+    from kg.errors import KgError
+    from kg.graph.store import ENTITIES, TABLES
+
+    build = pred if pred.is_dir() else pred.parent
+    if not (build / TABLES / ENTITIES).is_file():
+        raise KgError(f"--pairs needs a build folder with {TABLES}/{ENTITIES}; {pred} is none")
+    return build

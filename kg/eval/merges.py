@@ -1,0 +1,85 @@
+"""How right a build's merges are: labelled name pairs (same thing or not) looked up in
+the build's canonical entities."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from kg.resolve.keys import normalise_name
+
+__all__ = ["NamePair", "read_pairs", "score_merges"]
+
+
+@dataclass(frozen=True)
+class NamePair:
+    """Two names of one type, and whether they name the same thing."""
+
+    type: str
+    a: str
+    b: str
+    same: bool
+    source: str = ""  # where the label comes from (annotations, a judged merge)
+
+
+def read_pairs(path: str | Path) -> list[NamePair]:
+    """Read a TSV of labelled pairs: type, a, b, same (``yes``/``no``), source; lines
+    starting with ``#`` are comments."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        rows = csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")
+        for i, row in enumerate(rows, 2):
+            if row.get("same") not in ("yes", "no") or not row.get("a") or not row.get("b"):
+                raise ValueError(f"{path}:{i}: expected type, a, b, same (yes or no), source")
+            out.append(NamePair(row["type"], row["a"], row["b"], row["same"] == "yes",
+                                row.get("source") or ""))  # fmt: skip
+    return out
+
+
+def score_merges(build: str | Path, pairs: list[NamePair]) -> dict:
+    """Return merge precision and recall of the build in ``build`` on ``pairs``.
+
+    A pair counts when the build has both names (a name or alias of an entity of the
+    pair's type, normalised): it is *merged* when some entity has both. Precision: the
+    share of merged pairs that are the same thing; recall: the share of same-thing pairs
+    merged. Pairs whose names normalise alike are left out (no merge is needed)."""
+    import pyarrow.parquet as pq
+
+    from kg.graph.store import ENTITIES, TABLES
+
+    wanted = {(p.type, normalise_name(n)) for p in pairs for n in (p.a, p.b)}
+    keys_of: dict[tuple[str, str], set[str]] = defaultdict(set)
+    table = pq.ParquetFile(Path(build) / TABLES / ENTITIES)
+    for batch in table.iter_batches(columns=["key", "type", "name", "aliases"]):
+        for row in batch.to_pylist():
+            for form in {row["name"], *(row["aliases"] or [])}:
+                found = (row["type"], normalise_name(form))
+                if found in wanted:
+                    keys_of[found].add(row["key"])
+    tp = fp = fn = absent = trivial = 0
+    wrong: list[NamePair] = []
+    for p in pairs:
+        ka, kb = (keys_of.get((p.type, normalise_name(n))) for n in (p.a, p.b))
+        if normalise_name(p.a) == normalise_name(p.b):
+            trivial += 1
+        elif not ka or not kb:
+            absent += 1
+        elif ka & kb:
+            tp += p.same
+            fp += not p.same
+            if not p.same:
+                wrong.append(p)
+        else:
+            fn += p.same
+    return {
+        "precision": tp / (tp + fp) if tp + fp else 0.0,
+        "recall": tp / (tp + fn) if tp + fn else 0.0,
+        "merged": tp + fp,
+        "same_pairs": tp + fn,
+        "pairs": len(pairs),
+        "not_in_build": absent,
+        "same_name": trivial,
+        "wrong": [(p.type, p.a, p.b, p.source) for p in wrong],
+    }
