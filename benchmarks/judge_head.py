@@ -31,15 +31,33 @@ DEFAULT = HERE / "head" / "judgements.tsv"
 FIELDS = ["type", "name", "verdict", "same_as", "why"]
 
 
-def read_judgements(path: Path) -> dict[tuple[str, str], dict[str, str]]:
-    """Return {(type, normalised name): row} from a judgements TSV."""
-    out = {}
+class Judgements(dict):
+    by_norm: dict[tuple[str, str], dict[str, str]] = {}
+
+    """Judgements by (type, exact name); a name judged only in another spelling takes
+    that judgement, unless it was about the spelling (``why`` starts "display name")."""
+
+    def get(self, key, default=None):
+        type_, name = key
+        if (type_, name) in self:
+            return self[(type_, name)]
+        row = self.by_norm.get((type_, normalise_name(name)))
+        if row is None or row["why"].startswith("display name"):
+            return default
+        return row
+
+
+def read_judgements(path: Path) -> Judgements:
+    """Return the judgements of a TSV (type, name, verdict, same_as, why)."""
+    out = Judgements()
+    out.by_norm = {}
     with open(path, encoding="utf-8") as fh:
         for row in csv.DictReader((line for line in fh if not line.startswith("#")),
                                   delimiter="\t"):  # fmt: skip
             if row["verdict"] not in ("right", "wrong"):
                 raise SystemExit(f"{path}: verdict must be right or wrong: {row}")
-            out[(row["type"], normalise_name(row["name"]))] = row
+            out[(row["type"], row["name"])] = row
+            out.by_norm.setdefault((row["type"], normalise_name(row["name"])), row)
     return out
 
 
@@ -63,7 +81,7 @@ def score(lists: dict[str, list[dict]], judged: dict) -> dict:
         verdicts = []
         same: Counter = Counter()
         for row in rows:
-            j = judged.get((t, normalise_name(row["name"])))
+            j = judged.get((t, row["name"]))
             if j is None:
                 out["unjudged"].append((t, row["name"], row["papers"]))
                 verdicts.append(False)
@@ -85,7 +103,7 @@ def score(lists: dict[str, list[dict]], judged: dict) -> dict:
     out["top"] = right_all / max(n_all, 1)
     first = sorted(((row["papers"], row["name"], t) for t, rows in lists.items() for row in rows),
                    key=lambda x: (-x[0], x[1]))[:LABELLED]  # fmt: skip
-    out["view"] = [(t, name, judged.get((t, normalise_name(name)), {}).get("verdict"))
+    out["view"] = [(t, name, judged.get((t, name), {}).get("verdict"))
                    for _, name, t in first]  # fmt: skip
     return out
 
@@ -98,13 +116,13 @@ def main() -> None:
     parser.add_argument("--unjudged", type=Path, help="write the unjudged entities here (TSV)")
     parser.add_argument("--show", action="store_true", help="print every entity and verdict")
     args = parser.parse_args()
-    judged = read_judgements(args.judgements) if args.judgements.exists() else {}
+    judged = read_judgements(args.judgements) if args.judgements.exists() else Judgements()
     lists = head(args.build, args.top)
     result = score(lists, judged)
     if args.show:
         for t, rows in lists.items():
             for rank, row in enumerate(rows, 1):
-                j = judged.get((t, normalise_name(row["name"])), {})
+                j = judged.get((t, row["name"]), {})
                 print(f"{t}\t{rank}\t{row['papers']}\t{row['name']}\t{j.get('verdict', '?')}\t"
                       f"{j.get('why', '')}")  # fmt: skip
     print(f"{'':8} {'top-10':>7} {'top-' + str(args.top):>7}")

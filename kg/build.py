@@ -101,6 +101,7 @@ def build(
     update: dict | None = None,
     count_first: bool = False,
     on_stage: Callable[[str], None] | None = None,
+    curation: str | Path | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -124,6 +125,10 @@ def build(
     ``local:N`` worker processes instead of the ``n_process`` pool. ``update`` (what
     ``kg update`` fetched) is added to the manifest's list of updates, which ``add_to``
     carries over.
+
+    ``curation`` names a curation file (:mod:`kg.resolve.curation`): a lab's own fixes,
+    applied after resolution. The build remembers it, so ``add_to`` (and ``kg update``)
+    apply it again unless given another.
 
     ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
     progress bar); with ``count_first`` the input files are read once before extraction
@@ -170,6 +175,9 @@ def build(
     if add_to:
         previous_inputs = _check_add_to(out_dir, settings)
         updates = list((read_manifest(out_dir) or {}).get("updates") or [])
+        if curation is None:
+            curation = ((read_manifest(out_dir) or {}).get("pipeline") or {}).get("curation")
+    curated_by = _read_curation(curation, out_dir if add_to else None)
     if update is not None:
         updates.append(update)
     if on_inputs is not None:
@@ -178,7 +186,8 @@ def build(
     if link is not None:
         summary.notes.append(f"{link} is a link to {out_dir}: the build was written there")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    state = {**settings, "inputs": listed.files, "add_to": add_to}
+    curation = str(Path(curation).resolve()) if curation else None
+    state = {**settings, "inputs": listed.files, "add_to": add_to, "curation": curation}
     with locked(out_dir):
         check_output_dir(out_dir, given, force=force)  # again, now that no one else writes
         tmp = partial_dir(out_dir)
@@ -215,6 +224,7 @@ def build(
                 on_stage=on_stage or (lambda _: None),
                 exporters=exporters,
                 graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
+                curation=curated_by,
             )
             if summary.metadata_notes:
                 summary.notes.append(
@@ -228,6 +238,8 @@ def build(
                 )
             (tmp / RESUME_STATE).unlink()
             pipeline = {"config": settings["config"], "min_confidence": min_confidence}
+            if curation:
+                pipeline["curation"] = curation
             inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
             write_manifest(
                 tmp, version=__version__, inputs=inputs_all, pipeline=pipeline, updates=updates
@@ -265,6 +277,21 @@ def build(
     return summary
 
 
+def _read_curation(path: str | Path | None, remembered_by: Path | None):
+    """Read the curation file (None without one); one a build remembers but that is gone
+    is an error that says so."""
+    from kg.resolve.curation import read_curation
+
+    if not path:
+        return None
+    if remembered_by is not None and not Path(path).exists():
+        raise BuildError(
+            f"the curation file {path} that the build in {remembered_by} was made with is "
+            "gone; put it back, or name another with --curation"
+        )
+    return read_curation(path)
+
+
 def _no_space(exc: BaseException) -> bool:
     """Whether ``exc`` or an error behind it is a full disk (ENOSPC)."""
     seen: set[int] = set()
@@ -283,6 +310,25 @@ def _mount_point(path: Path) -> Path:
     while not os.path.ismount(path) and path != path.parent:
         path = path.parent
     return path
+
+
+CURATION_LOG = "curation.json"
+"""What the curation file did to a build (in ``tables/``): each entry's outcome, and the
+keys it took out of the graph, which ``kg load neo4j`` deletes from a database."""
+
+
+def curated_away(out_dir: str | Path) -> list[str]:
+    """Return the entity keys the curation of the build in ``out_dir`` took out of its graph
+    (none without a curation)."""
+    path = Path(out_dir) / TABLES / CURATION_LOG
+    if not path.is_file():
+        return []
+    return list(json.loads(path.read_text(encoding="utf-8")).get("removed") or [])
+
+
+def _write_curation_log(curated, path: Path, to: Path) -> None:
+    data = {"file": str(path), "entries": curated.log, "removed": sorted(curated.removed)}
+    to.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 RESUME_STATE = "kg-build-partial.json"
@@ -487,6 +533,7 @@ def _build_into(
     on_stage: Callable[[str], None],
     exporters,
     graph_json_max: int = GRAPH_JSON_MAX,
+    curation=None,
 ) -> None:
     """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
     build's settings), then resolve and write the exports into ``tmp``."""
@@ -507,7 +554,17 @@ def _build_into(
     spill = tmp / ".spill"
     with duckdb_connection(spill) as con:
         resolution = resolve_table(
-            con, f"read_parquet('{glob_of(tables / LOCALS)}')", tables / ENTITIES
+            con, f"read_parquet('{glob_of(tables / LOCALS)}')", tables / ENTITIES,
+            curation=curation,
+        )  # fmt: skip
+    if resolution.curated is not None:
+        _write_curation_log(resolution.curated, curation.path, tables / CURATION_LOG)
+        stale = resolution.curated.stale
+        summary.notes.append(
+            f"curation {curation.path}: {len(resolution.curated.log) - len(stale)} entries "
+            f"changed the graph, {len(stale)} matched nothing"
+            + (": " + "; ".join(e["entry"] for e in stale[:5]) if stale else "")
+            + " (report.md lists them)"
         )
     summary.merges = len(resolution.merges)
     timings["resolve"] = time.perf_counter() - t0

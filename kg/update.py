@@ -149,6 +149,7 @@ def update(
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids
     if neo4j_driver is not None:
+        from kg.build import curated_away
         from kg.exporters.jsonio import read_build_source
         from kg.exporters.neo4j import load_neo4j
         from kg.graph.store import PaperSubset
@@ -159,5 +160,6 @@ def update(
             neo4j_driver,
             database=neo4j_database,
             replace=True,
+            removed=curated_away(out),
         )
     return summary

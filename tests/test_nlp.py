@@ -568,7 +568,8 @@ def test_phrase_stats_verdicts():
     assert stats.verdict("rag") == "Method"
     assert stats.verdict("few shot learning") is None  # the annotators' types disagree
     assert stats.verdict("unseen phrase") is None
-    assert suffix_form("LLM-based") == "*-based" and suffix_form("rule based") is None
+    assert suffix_form("LLM-based") == suffix_form("deep learning-based") == "*-based"
+    assert suffix_form("rule based") is None
 
 
 def test_gate_follows_the_annotators_record_whatever_rule_found_a_phrase(tmp_path):

@@ -213,3 +213,31 @@ def test_resolve_acronyms_that_differ_in_case_compete_for_one_key():
     keys = {e.key: e for e in res.entities.values()}
     assert keys["method:supervised-fine-tuning"].support == 3
     assert keys["method:shape-from-template"].support == 1
+
+
+def test_resolve_one_type_per_thing_where_papers_clearly_agree_homonyms_apart():
+    rag = [(f"m{i}", [_mention("RAG")]) for i in range(4)]
+    gqa = [(f"g{i}", [_mention("GQA", "Dataset")]) for i in range(2)]
+    res = _resolve(
+        *rag,
+        ("t0", [_mention("RAG", "Task")]),
+        *gqa,
+        ("h0", [_mention("GQA")]),
+        ("h1", [_mention("GQA")]),
+    )
+    keys = {e.key: e for e in res.entities.values()}
+    assert keys["method:rag"].support == 5 and "task:rag" not in keys
+    assert {"dataset:gqa", "method:gqa"} <= set(keys)  # 2 against 2: kept apart
+    (vote,) = [m for m in res.merges if m.rule == "type vote"]
+    assert vote.source == "task:rag" and vote.score == 0.8
+
+
+def test_resolve_head_word_variants_are_one():
+    res = _resolve(
+        ("a", [_mention("Dice score", "Metric")]),
+        ("b", [_mention("Dice", "Metric")]),
+        ("c", [_mention("LLM-as-a-judge")]),
+        ("d", [_mention("LLM-as-judge")]),
+    )
+    assert len(res.entities) == 2
+    assert sorted(m.rule for m in res.merges) == ["head word", "separators"]

@@ -8,6 +8,7 @@ import typer
 
 from kg.cli import analyze as _analyze
 from kg.cli import build as _build
+from kg.cli import curate as _curate
 from kg.cli import cypher as _cypher
 from kg.cli import eval as _eval
 from kg.cli import explain as _explain
@@ -65,6 +66,7 @@ def _main(
 app.add_typer(_load.app, name="load")
 app.add_typer(_export.app, name="export")
 app.add_typer(_fetch.app, name="fetch")
+app.add_typer(_curate.app, name="curate")
 
 
 def main() -> None:

@@ -116,6 +116,16 @@ def build(
             "relationships (kg.load_graph reads the tables of bigger builds).",
         ),
     ] = GRAPH_JSON_MAX,
+    curation: Annotated[
+        Path | None,
+        typer.Option(
+            "--curation",
+            help="Your fixes to the graph (TOML: drop, retype, rename, alias, merge, split; "
+            "`kg curate` adds them), applied after names are resolved. The build remembers "
+            "the file: --add-to and kg update apply it again.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 
@@ -194,6 +204,7 @@ def build(
         scheduler=scheduler,
         count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
         on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
+        curation=curation,
     )
     if summary.resumed:
         stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)
@@ -204,7 +215,7 @@ def build(
             highlight=False,
         )
     for note in summary.notes:
-        stderr.print(f"note: {note}", highlight=False)
+        stderr.print(f"note: {note}", highlight=False, markup=False)
     counts = ", ".join(f"{v} {k}" for k, v in summary.entity_counts.items())
     stdout.print(
         f"{summary.papers} papers -> {counts}; {summary.edges} relationships", highlight=False

@@ -62,6 +62,7 @@ def neo4j_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from kg.build import curated_away
     from kg.exporters.neo4j import apply_schema, connect, database_counts, load_neo4j
 
     settings = Neo4jSettings.from_env(
@@ -96,6 +97,7 @@ def neo4j_cmd(
                 on_batch=on_batch,
                 replace=replace,
                 parallel=parallel,
+                removed=curated_away(out_dir),
             )
         counts = database_counts(driver, settings.database)
     finally:

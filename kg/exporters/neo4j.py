@@ -332,6 +332,7 @@ def load_neo4j(
     on_batch: Callable[[str, int], None] | None = None,
     replace: bool = False,
     parallel: int = DEFAULT_PARALLEL,
+    removed: Iterable[str] = (),
 ) -> LoadSummary:
     """Merge ``G`` (a graph, or a build's tables streamed) into the Neo4j database behind
     ``driver``; return what was written.
@@ -343,6 +344,9 @@ def load_neo4j(
     never repeats a node or relationship another one writes, so they need no order;
     deadlocks on shared end nodes are retried by the driver).
     ``on_batch(step, n)`` is called after each batch of ``n`` rows (for progress bars).
+    ``removed`` are entity keys the build's curation took out of the graph (dropped,
+    merged into another, retyped): they are deleted from the database first, with their
+    relationships.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
@@ -368,6 +372,7 @@ def load_neo4j(
     summary.papers_reloaded = len(known)
     summary.papers_new = n_papers - len(known)
     touched = _drop_stale(driver, database, source, known, summary) if known and replace else {}
+    _delete_entities(driver, database, removed, summary)
 
     def done(step: str, n: int, counters_list, *, node: bool) -> None:
         for label, counters in counters_list:
@@ -450,6 +455,23 @@ def load_neo4j(
     return summary
 
 
+def _delete_entities(driver, database, keys: Iterable[str], summary: LoadSummary) -> None:
+    """DETACH DELETE the entities with these keys (those a curation took out)."""
+    from kg.resolve.keys import key_type
+
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for key in keys:
+        by_label[key_type(key)].append(key)
+    for label, batch in sorted(by_label.items()):
+        records, _, _ = driver.execute_query(
+            f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) DETACH DELETE n RETURN count(*) AS n",
+            keys=batch,
+            database_=database,
+        )
+        if records and records[0]["n"]:
+            summary.stale_removed[label] += records[0]["n"]
+
+
 def _recount_batch(driver, database, label, keys):
     _recount_entities(driver, database, label, keys, len(keys))
     return []
@@ -489,7 +511,8 @@ def _node_batch(driver, database, label, batch, known: set[str]):
 
 def _entity_batch(driver, database, label, batch, existing: set[str]):
     """An entity new to the database is CREATEd with this build's names and counts; one
-    already there gains the aliases it lacks (its counts are recounted at the end)."""
+    already there takes this build's name (the form most papers use, or a curated one)
+    and gains the aliases it lacks (its counts are recounted at the end)."""
     records, _, _ = driver.execute_query(
         f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key",
         keys=[r["key"] for r in batch],
@@ -505,7 +528,7 @@ def _entity_batch(driver, database, label, batch, existing: set[str]):
         query = (
             f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) "
             "SET n.aliases = n.aliases + [a IN row.props.aliases WHERE NOT a IN n.aliases], "
-            "n.benchmark = n.benchmark OR row.props.benchmark"
+            "n.benchmark = n.benchmark OR row.props.benchmark, n.name = row.props.name"
         )
         out.append((label, _run_write(driver, database, query, old)))
     return out

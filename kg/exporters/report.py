@@ -76,6 +76,17 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
             lines.append(f"| … | {len(summary.skipped) - 500} more | |")
     else:
         lines.append("Nothing was skipped.")
+    curated = getattr(resolution, "curated", None)
+    if curated is not None:
+        lines += ["", "## Curation", ""]
+        changed = [e for e in curated.log if e["matched"]]
+        lines.append(
+            f"{len(changed)} of {len(curated.log)} entries of the curation file changed the "
+            f"graph; {len(curated.stale)} matched nothing in this build (stale: fix or "
+            "remove them)."
+        )
+        lines += ["", "| entry | what it did |", "|---|---|"]
+        lines += [f"| {_md(e['entry'])} | {_md(e['what'])} |" for e in curated.log]
     lines += ["", "## Resolution merges", ""]
     if resolution.merges:
         rules = Counter(m.rule or m.reason.split()[0] for m in resolution.merges)

@@ -144,11 +144,13 @@ PHRASE_TYPES = ("Method", "Task", "Dataset", "Metric")
 
 
 def suffix_form(text: str) -> str | None:
-    """Return the pattern a one-word hyphenated compound shares with others of its last
-    part (``"LLM-based"`` -> ``"*-based"``), or None for other text."""
-    if " " in text or "-" not in text.strip("-"):
+    """Return the pattern a phrase ending in a hyphenated compound shares with others of
+    that compound's last part (``"LLM-based"``, ``"deep learning-based"`` -> ``"*-based"``),
+    or None for other text."""
+    last = text.split()[-1] if text.split() else ""
+    if "-" not in last.strip("-"):
         return None
-    return "*-" + text.rsplit("-", 1)[1].lower()
+    return "*-" + last.rsplit("-", 1)[1].lower()
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["normalise_name", "key_name", "entity_key", "slug"]
+__all__ = ["normalise_name", "key_name", "entity_key", "key_type", "slug"]
 
 _DROP = re.compile(r"[^\w\s.%+]")
 _SPACES = re.compile(r"\s+")
@@ -101,3 +101,15 @@ def entity_key(type_: str, name: str) -> str:
     'method:low-rank-adaptation'
     """
     return f"{type_.lower()}:{slug(name)}"
+
+
+_TYPES = {"method": "Method", "task": "Task", "dataset": "Dataset", "metric": "Metric"}
+
+
+def key_type(key: str) -> str:
+    """Return the entity type a key names.
+
+    >>> key_type("dataset:imagenet")
+    'Dataset'
+    """
+    return _TYPES[key.split(":", 1)[0]]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from kg.resolve.keys import key_type
 from kg.resolve.resolver import LocalEntity, Resolution
+from kg.schema import RELATION_ENDS
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
     from kg.nlp.extraction import PaperExtraction
@@ -28,13 +30,19 @@ def result_id(paper_id: str, start: int, value: float) -> str:
 def paper_record(
     ex: PaperExtraction, locals_: list[LocalEntity], resolution: Resolution
 ) -> dict[str, Any]:
-    """Return the JSON-ready record of one paper: entities, relations, results, evidence."""
+    """Return the JSON-ready record of one paper: entities, relations, results, evidence.
+
+    An entity takes the type of its canonical key (a curation may retype it); what a
+    curation dropped is left out, with the relations it ends and its place in results,
+    and so is a relation whose ends no longer have the types it joins."""
     rec = ex.record
     key_of_mention: dict[int, str] = {}
     local_of_mention: dict[int, LocalEntity] = {}
     entities: dict[str, dict[str, Any]] = {}
     for ent in locals_:
         key = resolution.key_for(ent)
+        if key is None:
+            continue
         for i in ent.mentions:
             key_of_mention[i] = key
             local_of_mention[i] = ent
@@ -49,7 +57,7 @@ def paper_record(
             }
             for m in (ex.mentions[i] for i in ent.mentions)
         ]
-        benchmark = ent.benchmark if ent.type == "Dataset" else False
+        benchmark = ent.benchmark if key_type(key) == "Dataset" else False
         if key in entities:  # two local entities of this paper resolve to one: merge them
             item = entities[key]
             aliases = dict.fromkeys([*item["aliases"], ent.name, *ent.aliases])
@@ -61,7 +69,7 @@ def paper_record(
             continue
         entities[key] = {
             "id": key,
-            "type": ent.type,
+            "type": key_type(key),
             "name": ent.name,
             "aliases": list(ent.aliases),
             "proposed": ent.proposed,
@@ -70,9 +78,12 @@ def paper_record(
         }
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rel in ex.relations:
-        head, tail = key_of_mention[rel.head], key_of_mention[rel.tail]
-        if head == tail:
+        head, tail = key_of_mention.get(rel.head), key_of_mention.get(rel.tail)
+        if head is None or tail is None or head == tail:
             continue
+        heads, tails = RELATION_ENDS[rel.type]
+        if key_type(head) not in heads or key_type(tail) not in tails:
+            continue  # a curation retyped an end
         h, t = ex.mentions[rel.head], ex.mentions[rel.tail]
         item = relations.setdefault(
             (head, rel.type, tail),
@@ -98,15 +109,15 @@ def paper_record(
     results = []
     for res in ex.results:
 
-        def ref(i: int | None) -> tuple[str | None, str | None]:
-            if i is None or i not in key_of_mention:
+        def ref(i: int | None, type_: str) -> tuple[str | None, str | None]:
+            if i is None or i not in key_of_mention or key_type(key_of_mention[i]) != type_:
                 return None, None
             return key_of_mention[i], local_of_mention[i].name
 
-        method_id, method = ref(res.method)
-        dataset_id, dataset = ref(res.dataset)
-        task_id, task = ref(res.task)
-        metric_id, metric_name = ref(res.metric_mention)
+        method_id, method = ref(res.method, "Method")
+        dataset_id, dataset = ref(res.dataset, "Dataset")
+        task_id, task = ref(res.task, "Task")
+        metric_id, metric_name = ref(res.metric_mention, "Metric")
         results.append(
             {
                 "id": result_id(rec.id, res.start, res.value),

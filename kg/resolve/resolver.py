@@ -12,10 +12,10 @@ from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import networkx as nx
 from rapidfuzz import fuzz
 
-from kg.resolve.keys import entity_key, normalise_name
+from kg.resolve.curation import Curated, Curation, apply_curation
+from kg.resolve.keys import entity_key, key_type, normalise_name
 from kg.tables import iter_rows
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
@@ -84,6 +84,13 @@ class Merge:
 MERGE_PAPERS = 20
 """How many of the papers behind a merge its record lists."""
 
+TYPE_VOTE_SHARE = 0.75
+"""The share of the papers naming a thing that must give it one type before its other
+types' entities are folded into that one (a rougher split keeps homonyms apart)."""
+
+TYPE_VOTE_MIN = 3
+"""The fewest papers that can outvote the others on a name's type."""
+
 ACRONYM_SHARE = 0.6
 """The share of the papers that define an acronym that must give it one long form before
 every use of the acronym joins that long form (the rest stay apart: a duplicate is better
@@ -103,9 +110,12 @@ class Resolution:
     canonical: dict[str, str]
     merges: list[Merge] = field(default_factory=list)
     entities_path: Path | None = None
+    curated: Curated | None = None  # what a curation file changed, when one was applied
 
-    def key_for(self, local: LocalEntity) -> str:
-        """Return the canonical key of a paper-local entity."""
+    def key_for(self, local: LocalEntity) -> str | None:
+        """Return the canonical key of a paper-local entity (None when curation dropped it)."""
+        if self.curated is not None and local.raw_key in self.curated.dropped:
+            return None
         return self.canonical.get(local.raw_key, local.raw_key)
 
     def iter_entities(self, *, batch: int = 10_000) -> Iterator[Entity]:
@@ -193,6 +203,9 @@ GENERIC_HEADS = frozenset(
 )
 """Trailing words whose removal still names the same thing ("LIBERO benchmark" -> "LIBERO")."""
 
+MEASURE_HEADS = frozenset({"score"})
+"""Trailing words of measures whose removal still names the same measure ("F1 score")."""
+
 
 def name_variants(text: str, generic_heads: frozenset[str] = GENERIC_HEADS) -> set[str]:
     """Return other names for the same thing: ``text`` without a trailing generic head.
@@ -259,8 +272,9 @@ class Resolver:
         self._rows += local_rows(paper if paper is not None else f"#{self._papers}", entities)
         self._papers += 1
 
-    def resolve(self) -> Resolution:
-        """Return the canonical entities with the merges made (held in a temporary table)."""
+    def resolve(self, curation: Curation | None = None) -> Resolution:
+        """Return the canonical entities with the merges made (held in a temporary table),
+        and ``curation`` applied."""
         import pyarrow as pa
 
         from kg.tables import duckdb_connection
@@ -276,10 +290,13 @@ class Resolver:
                 tmp / "entities.parquet",
                 fuzzy_threshold=self.fuzzy_threshold,
                 fuzzy_min_length=self.fuzzy_min_length,
+                curation=curation,
             )
         entities = resolution.entities  # read once, then drop the temporary file
         shutil.rmtree(tmp, ignore_errors=True)
-        return _MemoryResolution(resolution.canonical, resolution.merges, None, entities)
+        return _MemoryResolution(
+            resolution.canonical, resolution.merges, None, resolution.curated, held=entities
+        )
 
 
 @dataclass
@@ -297,6 +314,7 @@ def resolve_table(
     *,
     fuzzy_threshold: float = 95.0,
     fuzzy_min_length: int = 10,
+    curation: Curation | None = None,
 ) -> Resolution:
     """Resolve the local entities in DuckDB relation ``table`` (a table name or
     ``read_parquet(...)``, with the columns of :data:`LOCALS_SCHEMA_FIELDS`) into canonical
@@ -315,15 +333,19 @@ def resolve_table(
       ``fuzzy_threshold``, at least ``fuzzy_min_length`` characters) and whose words with
       digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``).
 
-    Only merged keys are held in memory; everything else is grouped by DuckDB.
+    Then ``curation`` (a lab's own fixes, :mod:`kg.resolve.curation`) applies, its
+    merges recorded like the others (rule ``curation``). Only merged keys are held in
+    memory; everything else is grouped by DuckDB.
     """
     import duckdb
+    import networkx as nx
 
     for name, fn, args, ret in (
         ("kg_acronym", _is_acronym, ["VARCHAR"], "BOOLEAN"),
         ("kg_norm", normalise_name, ["VARCHAR"], "VARCHAR"),
         ("kg_spells", spells_acronym, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
         ("kg_defines", defines_acronym, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
+        ("kg_compact", compact_key, ["VARCHAR"], "VARCHAR"),
     ):
         try:
             con.create_function(name, fn, args, ret, side_effects=False)
@@ -398,20 +420,35 @@ def resolve_table(
                       "acronym", round(n / total, 3), papers, n)  # fmt: skip
         union(short_key, long_key, merge)
 
-    # separators: keys equal once hyphens go (the key's words are joined by hyphens)
+    # separators: keys equal once hyphens and articles go ("CIFAR100", "LLM-as-a-judge")
     rows = con.execute(
         "SELECT list(raw_key ORDER BY support DESC, raw_key) FROM kg_keys "
-        "GROUP BY type, replace(raw_key, '-', '') HAVING count(*) > 1"
+        "GROUP BY type, kg_compact(raw_key) HAVING count(*) > 1"
     ).fetchall()
     groups = [keys for (keys,) in rows]
+    # head words: a key that is another's with a generic head word ("Dice score", "Dice")
+    heads = "|".join(sorted(GENERIC_HEADS | MEASURE_HEADS))
+    rows = con.execute(
+        "SELECT b.raw_key, a.raw_key FROM kg_keys a JOIN kg_keys b ON a.type = b.type AND "
+        f"regexp_replace(a.raw_key, '-({heads})$', '') = b.raw_key "
+        "WHERE a.raw_key <> b.raw_key ORDER BY a.raw_key"
+    ).fetchall()
+    headed = [(short, long) for short, long in rows]
     support_of(k for keys in groups for k in keys)
-    papers_behind([k for keys in groups for k in keys[1:]])
+    support_of(k for pair in headed for k in pair)
+    papers_behind([k for keys in groups for k in keys[1:]] + [long for _, long in headed])
     for keys in groups:
         for other in keys[1:]:
             papers, n = papers_of.get(other, ((), 0))
             merge = Merge(other, keys[0], "same name without separators", "separators",
                           1.0, papers, n)  # fmt: skip
             union(other, keys[0], merge)
+    for short, long in headed:
+        papers, n = papers_of.get(long, ((), 0))
+        head = long[len(short) + 1 :]
+        merge = Merge(long, short, f"the same name with the head word {head!r}", "head word",
+                      1.0, papers, n)  # fmt: skip
+        union(long, short, merge)
 
     # fuzzy: blocks of (type, first four characters of the normalised name)
     rows = iter_rows(
@@ -443,21 +480,63 @@ def resolve_table(
                       papers, n)  # fmt: skip
         union(source, target, merge)
 
+    # one type per thing: a name that papers give several types takes the type most give it
+    # (by the papers of each type's whole entity), where one type clearly dominates
+    rows = con.execute(
+        "SELECT list(raw_key ORDER BY raw_key) FROM kg_keys "
+        "GROUP BY split_part(raw_key, ':', 2) HAVING count(*) > 1"
+    ).fetchall()
+    if rows:
+        sets = {k: s for s in uf.to_sets() for k in s}
+        support_of(k for (keys,) in rows for key in keys for k in sets.get(key, {key}))
+        for (keys,) in rows:
+            weight = {k: sum(support[m] for m in sets.get(k, {k})) for k in keys}
+            top = max(keys, key=lambda k: (weight[k], k))
+            total = sum(weight.values())
+            if weight[top] < TYPE_VOTE_MIN or weight[top] < TYPE_VOTE_SHARE * total:
+                continue  # no clear winner: homonyms (GQA the data set, GQA the attention)
+            papers_behind([k for k in keys if k != top])
+            for key in keys:
+                if key != top and uf[key] != uf[top]:
+                    papers, n = papers_of.get(key, ((), 0))
+                    why = f"{weight[top]} of {total} papers make it a {key_type(top)}"
+                    union(key, top, Merge(key, top, why, "type vote",
+                                          round(weight[top] / total, 3), papers, n))  # fmt: skip
+
     canonical = {}
-    for group in uf.to_sets():
-        kept = min(group, key=lambda k: (-support[k], k))  # the key more papers use
+    for group in uf.to_sets():  # the key more papers use, of the type most papers give
+        votes: Counter = Counter()
+        for k in group:
+            votes[key_type(k)] += support[k]
+        kind = max(votes, key=lambda t: (votes[t], t))
+        kept = min((k for k in group if key_type(k) == kind), key=lambda k: (-support[k], k))
         canonical.update((k, kept) for k in group if k != kept)
+    curated = apply_curation(con, table, curation, canonical) if curation else None
+    if curated is not None:
+        merges += curated.merges
     import pyarrow as pa
 
+    dropped = sorted(curated.dropped) if curated else []
     keymap = pa.table(
-        {"raw_key": list(canonical), "key": list(canonical.values())},
-        schema=pa.schema([("raw_key", pa.string()), ("key", pa.string())]),
+        {
+            "raw_key": list(canonical) + dropped,
+            "key": list(canonical.values()) + [None] * len(dropped),
+            "ctype": [key_type(k) for k in canonical.values()] + [None] * len(dropped),
+        },
+        schema=pa.schema(
+            [("raw_key", pa.string()), ("key", pa.string()), ("ctype", pa.string())]
+        ),  # fmt: skip
     )
+    renames = curated.names if curated else {}
     con.register("kg_keymap", keymap)
+    con.register("kg_renames", pa.table({"key": list(renames), "to": list(renames.values())},
+                                        schema=pa.schema([("key", pa.string()),
+                                                          ("to", pa.string())])))  # fmt: skip
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE kg_member AS SELECT l.*, "
-        "coalesce(m.key, l.raw_key) AS key FROM "
-        f"{table} l LEFT JOIN kg_keymap m USING (raw_key)"
+        "CREATE OR REPLACE TEMP TABLE kg_member AS SELECT l.* REPLACE "
+        "(coalesce(m.ctype, l.type) AS type), coalesce(m.key, l.raw_key) AS key FROM "
+        f"{table} l LEFT JOIN kg_keymap m USING (raw_key) "
+        "WHERE m.raw_key IS NULL OR m.key IS NOT NULL"
     )
     path = Path(entities_path).as_posix().replace("'", "''")
     con.execute(
@@ -476,8 +555,10 @@ def resolve_table(
         "count(DISTINCT paper) FILTER (WHERE spelled) AS spelled FROM forms "
         "GROUP BY key, form), "
         # the form most papers use; a long form only where two papers define it
-        "best AS (SELECT key, arg_min(form, (plain = 0 AND spelled < 2, -papers, short, "
+        "chosen AS (SELECT key, arg_min(form, (plain = 0 AND spelled < 2, -papers, short, "
         "form)) AS name FROM scored GROUP BY key), "
+        "best AS (SELECT key, coalesce(r.to, c.name) AS name FROM chosen c "
+        "LEFT JOIN kg_renames r USING (key)), "
         "alias AS (SELECT key, list(DISTINCT form) AS aliases FROM scored GROUP BY key), "
         "counts AS (SELECT key, any_value(type) AS type, count(DISTINCT paper) AS support, "
         "sum(mentions) AS mention_count, "
@@ -492,10 +573,11 @@ def resolve_table(
     )
     con.execute("DROP TABLE kg_member")
     con.unregister("kg_keymap")
+    con.unregister("kg_renames")
     con.execute("DROP TABLE kg_keys")
     merges = [replace(m, key=canonical.get(m.source, m.source)) for m in merges]
     write_merges(merges, merges_path(entities_path))
-    resolution = Resolution(canonical, merges, Path(entities_path))
+    resolution = Resolution(canonical, merges, Path(entities_path), curated)
     return resolution
 
 
@@ -540,6 +622,19 @@ def read_merges(path: str | Path, keys: Iterable[str] | None = None) -> list[Mer
     filters = None if keys is None else [("key", "in", keys)]
     rows = pq.read_table(path, filters=filters).to_pylist()
     return [Merge(**{**r, "papers": tuple(r["papers"])}) for r in rows]
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def compact_key(key: str) -> str:
+    """Return a key without its hyphens and articles: keys equal so name one thing.
+
+    >>> compact_key("method:llm-as-a-judge") == compact_key("method:llm-as-judge")
+    True
+    """
+    type_, _, slug_ = key.partition(":")
+    return type_ + ":" + "".join(w for w in slug_.split("-") if w not in _ARTICLES)
 
 
 def _versions(text: str) -> list[str]:

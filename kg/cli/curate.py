@@ -1,0 +1,178 @@
+"""``kg curate``: add checked fixes to a curation file (every build applies them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg.errors import KgError
+from kg.resolve.curation import CurationEntry, append_entry
+from kg.schema import ENTITY_TYPES
+
+from ._help import KgCommand
+from ._output import stdout
+
+app = typer.Typer(
+    help="Add fixes to the graph to a curation file, each checked against a build first: "
+    "drop, retype, rename, alias, merge, split. Every kg build --curation FILE (and "
+    "--add-to, kg update, kg load neo4j after them) applies the file.",
+    no_args_is_help=True,
+)
+
+DbOption = Annotated[Path, typer.Option("--db", help="The build to check against.")]
+FileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--file",
+        help="The curation file (default: the one the build was made with).",
+        show_default=False,
+    ),
+]
+TypeOption = Annotated[
+    str | None, typer.Option("--type", help="The entity's type, when a name has several.")
+]
+WhyOption = Annotated[str, typer.Option("--why", help="A note for the people who keep the file.")]
+What = Annotated[str, typer.Argument(help="An entity key (method:clip), name or alias.")]
+
+
+def _entity(db: Path, what: str, type_: str | None) -> dict:
+    """The one entity of the build ``what`` names (of ``type_`` if given)."""
+    from kg.query.explain import explain
+
+    if type_ is not None and type_ not in ENTITY_TYPES:
+        raise typer.BadParameter(f"--type must be one of {', '.join(ENTITY_TYPES)}")
+    found = [e.entity for e in explain(db, what)]
+    if type_:
+        found = [e for e in found if e["type"] == type_]
+    if not found:
+        raise KgError(
+            f"no entity of {db} has the key, name or alias {what!r}; "
+            "`kg query find-entity -p name=...` searches by part of a name"
+        )
+    if len(found) > 1 and found[0]["key"] != what:
+        keys = ", ".join(f"{e['key']} ({e['support']} papers)" for e in found)
+        raise KgError(f"{what!r} names several entities: {keys}; give the key")
+    return found[0]
+
+
+def _file(db: Path, file: Path | None) -> Path:
+    if file is not None:
+        return file
+    from kg.outdir import read_manifest
+
+    remembered = ((read_manifest(db) or {}).get("pipeline") or {}).get("curation")
+    if not remembered:
+        raise KgError(
+            f"the build in {db} was made without a curation file: name one with --file "
+            "(kept beside your inputs; kg build --curation FILE applies it)"
+        )
+    return Path(remembered)
+
+
+def _add(db: Path, file: Path | None, entry: CurationEntry) -> None:
+    path = _file(db, file)
+    append_entry(path, entry)
+    stdout.print(
+        f"added [[{entry.kind}]] {entry.target} to {path}; the next build applies it "
+        f"(kg build ... --curation {path}, or kg build NEW --add-to {db})",
+        markup=False,
+        highlight=False,
+    )
+
+
+@app.command("drop", cls=KgCommand)
+def drop(what: What, db: DbOption = Path("kg-out"), file: FileOption = None,
+         type_: TypeOption = None, why: WhyOption = "") -> None:  # fmt: skip
+    """Drop an entity: it is no entity (its mentions, relations and result links go)."""
+    ent = _entity(db, what, type_)
+    _add(db, file, CurationEntry("drop", key=ent["key"], why=why))
+
+
+@app.command("retype", cls=KgCommand)
+def retype(
+    what: What,
+    to: Annotated[str, typer.Argument(help="Method, Task, Dataset or Metric.")],
+    db: DbOption = Path("kg-out"),
+    file: FileOption = None,
+    type_: TypeOption = None,
+    why: WhyOption = "",
+) -> None:
+    """Give an entity another type (its relations that no longer fit go)."""
+    if to not in ENTITY_TYPES:
+        raise typer.BadParameter(f"the type must be one of {', '.join(ENTITY_TYPES)}")
+    ent = _entity(db, what, type_)
+    if ent["type"] == to:
+        raise KgError(f"{ent['key']} is a {to} already")
+    _add(db, file, CurationEntry("retype", key=ent["key"], to=to, why=why))
+
+
+@app.command("rename", cls=KgCommand)
+def rename(
+    what: What,
+    name: Annotated[str, typer.Argument(help="The name to show it by.")],
+    db: DbOption = Path("kg-out"),
+    file: FileOption = None,
+    type_: TypeOption = None,
+    why: WhyOption = "",
+) -> None:
+    """Show an entity by another name."""
+    ent = _entity(db, what, type_)
+    _add(db, file, CurationEntry("rename", key=ent["key"], to=name, why=why))
+
+
+@app.command("alias", cls=KgCommand)
+def alias(
+    what: What,
+    names: Annotated[list[str], typer.Argument(help="Names of the same thing.")],
+    db: DbOption = Path("kg-out"),
+    file: FileOption = None,
+    type_: TypeOption = None,
+    why: WhyOption = "",
+) -> None:
+    """Make the entities of these names (of the same type) one with this entity."""
+    ent = _entity(db, what, type_)
+    for name in names:
+        _entity(db, name, ent["type"])  # each name must name something of that type
+    _add(db, file, CurationEntry("alias", key=ent["key"], names=tuple(names), why=why))
+
+
+@app.command("merge", cls=KgCommand)
+def merge(
+    what: What,
+    into: Annotated[str, typer.Argument(help="The entity it is (a key, name or alias).")],
+    db: DbOption = Path("kg-out"),
+    file: FileOption = None,
+    type_: TypeOption = None,
+    why: WhyOption = "",
+) -> None:
+    """Make an entity one with another (the other keeps its key)."""
+    ent = _entity(db, what, type_)
+    target = _entity(db, into, None)
+    if target["key"] == ent["key"]:
+        raise KgError(f"{what!r} and {into!r} are one entity already ({ent['key']})")
+    _add(db, file, CurationEntry("merge", key=ent["key"], into=target["key"], why=why))
+
+
+@app.command("split", cls=KgCommand)
+def split(
+    what: What,
+    names: Annotated[list[str], typer.Argument(help="Its names that are another thing.")],
+    db: DbOption = Path("kg-out"),
+    file: FileOption = None,
+    type_: TypeOption = None,
+    why: WhyOption = "",
+) -> None:
+    """Take the papers that name an entity so out of it: they are another thing."""
+    from kg.resolve.keys import normalise_name
+
+    ent = _entity(db, what, type_)
+    forms = {normalise_name(f) for f in [ent["name"], *(ent["aliases"] or [])]}
+    unknown = [n for n in names if normalise_name(n) not in forms]
+    if unknown:
+        raise KgError(
+            f"{ent['key']} has no name {unknown[0]!r} (its names: "
+            f"{', '.join([ent['name'], *(ent['aliases'] or [])][:10])})"
+        )
+    _add(db, file, CurationEntry("split", key=ent["key"], names=tuple(names), why=why))
