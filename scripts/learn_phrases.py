@@ -8,7 +8,8 @@ for measuring), the phrase's normalised form counts once per abstract it appears
 once per abstract whose annotation makes it an entity, by type. The entity recognizer
 reads the table as evidence across papers: a phrase the annotators almost never take
 ("state-of-the-art", "LLM-based") is no entity, whatever rule found it; one they take
-with one type nearly always gets that type. Phrases seen in fewer than MIN_SEEN
+with one type nearly always gets that type. Patterns count too: every phrase ending in
+one hyphenated word (``*-based``). Phrases seen in fewer than MIN_SEEN
 abstracts are left out. The file is derived from the annotations (see
 ../shared/gold/README.md for their licence); nothing in it is written by hand.
 """
@@ -23,7 +24,7 @@ from train_entities import TRAINING, add_training_inputs, load_abstracts, read_g
 
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
-from kg.nlp.vocabulary import PHRASE_TYPES, suffix_form, write_phrase_stats
+from kg.nlp.vocabulary import PHRASE_TYPES, phrase_patterns, write_phrase_stats
 from kg.resolve.keys import normalise_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,9 +45,8 @@ def paper_phrases(nlp, gold: list[dict], texts: dict[str, str]) -> list[dict[str
                 labels.setdefault(normalise_name(form), ent["type"])
         spans = [span for span, _, _ in recognizer.featurised_spans(doc)]
         forms = {normalise_name(s.text): labels.get(normalise_name(s.text)) for s in spans}
-        for span in spans:  # one-word compounds ending alike: "*-based" for "LLM-based"
-            pattern = suffix_form(span.text)
-            if pattern:
+        for span in spans:  # patterns: "*-based" for "LLM-based"
+            for pattern in phrase_patterns(span):
                 forms[pattern] = forms.get(pattern) or labels.get(normalise_name(span.text))
         by_id[g["id"]] = forms
     return [by_id.get(g["id"], {}) for g in gold]

@@ -216,20 +216,37 @@ def test_resolve_acronyms_that_differ_in_case_compete_for_one_key():
 
 
 def test_resolve_one_type_per_thing_where_papers_clearly_agree_homonyms_apart():
-    rag = [(f"m{i}", [_mention("RAG")]) for i in range(4)]
-    gqa = [(f"g{i}", [_mention("GQA", "Dataset")]) for i in range(2)]
+    pe = [(f"m{i}", [_mention("prompt engineering")]) for i in range(4)]
+    sg = [(f"g{i}", [_mention("scene graphs", "Dataset")]) for i in range(2)]
+    sr = [(f"s{i}", [_mention("SR", "Metric")]) for i in range(4)]
     res = _resolve(
-        *rag,
-        ("t0", [_mention("RAG", "Task")]),
-        *gqa,
-        ("h0", [_mention("GQA")]),
-        ("h1", [_mention("GQA")]),
+        *pe,
+        ("t0", [_mention("prompt engineering", "Task")]),
+        *sg,
+        ("h0", [_mention("scene graphs")]),
+        ("h1", [_mention("scene graphs")]),
+        *sr,
+        ("r0", [_mention("SR", "Task")]),  # super-resolution, not success rate
     )
     keys = {e.key: e for e in res.entities.values()}
-    assert keys["method:rag"].support == 5 and "task:rag" not in keys
-    assert {"dataset:gqa", "method:gqa"} <= set(keys)  # 2 against 2: kept apart
+    assert keys["method:prompt-engineering"].support == 5
+    assert "task:prompt-engineering" not in keys
+    assert {"dataset:scene-graph", "method:scene-graph"} <= set(keys)  # 2 against 2: apart
+    assert {"metric:sr", "task:sr"} <= set(keys)  # an acronym: no vote
     (vote,) = [m for m in res.merges if m.rule == "type vote"]
-    assert vote.source == "task:rag" and vote.score == 0.8
+    assert vote.source == "task:prompt-engineering" and vote.score == 0.8
+
+
+def test_resolve_fuzzy_merges_spellings_not_other_names():
+    res = _resolve(
+        ("a", [_mention("rotary positional embedding")]),
+        ("b", [_mention("rotary position embedding")]),
+        ("c", [_mention("RouterXBench", "Dataset")]),
+        ("d", [_mention("RouterBench", "Dataset")]),
+        ("e", [_mention("synthetic XOR dataset", "Dataset")]),
+        ("f", [_mention("synthetic OCR dataset", "Dataset")]),
+    )
+    assert len(res.entities) == 5 and [m.rule for m in res.merges] == ["fuzzy"]
 
 
 def test_resolve_head_word_variants_are_one():
@@ -241,3 +258,12 @@ def test_resolve_head_word_variants_are_one():
     )
     assert len(res.entities) == 2
     assert sorted(m.rule for m in res.merges) == ["head word", "separators"]
+
+
+def test_resolve_common_words_do_not_join_through_a_head_word():
+    res = _resolve(
+        ("a", [_mention("hybrid framework")]),
+        ("b", [_mention("hybrid model")]),
+        ("c", [_mention("hybrid")]),
+    )
+    assert len(res.entities) == 3 and not res.merges

@@ -24,6 +24,7 @@ __all__ = [
     "load_phrase_stats",
     "write_phrase_stats",
     "suffix_form",
+    "phrase_patterns",
 ]
 
 
@@ -151,6 +152,12 @@ def suffix_form(text: str) -> str | None:
     if "-" not in last.strip("-"):
         return None
     return "*-" + last.rsplit("-", 1)[1].lower()
+
+
+def phrase_patterns(span) -> list[str]:
+    """Return the patterns a candidate span shares with others: its :func:`suffix_form`."""
+    pattern = suffix_form(span.text)
+    return [pattern] if pattern else []
 
 
 @dataclass(frozen=True)

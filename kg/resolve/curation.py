@@ -253,7 +253,7 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
             "SELECT count(DISTINCT paper), list(DISTINCT paper ORDER BY paper)[1:20] "
             f"FROM {table} WHERE raw_key IN (SELECT unnest(?))",
             [raws],
-        ).fetchone()
+        ).fetchall()[0]
         return int(n), tuple(some or ())
 
     def move(keys: set[str], into: str, entry: CurationEntry) -> None:
@@ -321,7 +321,7 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
             for key in keys:
                 out.dropped |= members(key)
                 out.removed.add(key)
-            record(entry, keys, f"dropped from {n} papers")
+            record(entry, keys, f"dropped from {n} paper{'' if n == 1 else 's'}")
         elif entry.kind == "rename" and keys:
             for key in keys:
                 out.names[key] = entry.to

@@ -330,8 +330,13 @@ def resolve_table(
     - **separators**: names of one type equal once spaces and hyphens go
       (``CIFAR100``, ``CIFAR-100``);
     - **fuzzy**: names of one type whose normalised forms are near-identical (ratio >=
-      ``fuzzy_threshold``, at least ``fuzzy_min_length`` characters) and whose words with
-      digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``).
+      ``fuzzy_threshold``, at least ``fuzzy_min_length`` characters), whose words with
+      digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``)
+      and whose other words are spellings of each other (:func:`_spelling_variants`);
+    - **head word**: a name (with a capital or digit) and the same name with a generic
+      head word (``Dice score``, ``Dice``);
+    - **type vote**: a name (longer than an acronym) that papers give several types
+      takes the type of at least :data:`TYPE_VOTE_SHARE` of them.
 
     Then ``curation`` (a lab's own fixes, :mod:`kg.resolve.curation`) applies, its
     merges recorded like the others (rule ``curation``). Only merged keys are held in
@@ -433,7 +438,14 @@ def resolve_table(
         f"regexp_replace(a.raw_key, '-({heads})$', '') = b.raw_key "
         "WHERE a.raw_key <> b.raw_key ORDER BY a.raw_key"
     ).fetchall()
-    headed = [(short, long) for short, long in rows]
+    named = {}
+    if rows:  # only a name stays itself without its head: "Dice score", not "hybrid model"
+        named = dict(con.execute(
+            "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n "
+            f"FROM {table} WHERE raw_key IN (SELECT unnest(?)) GROUP BY ALL) GROUP BY raw_key",
+            [sorted({short for short, _ in rows})],
+        ).fetchall())  # fmt: skip
+    headed = [(short, long) for short, long in rows if _name_like(named.get(short, ""))]
     support_of(k for keys in groups for k in keys)
     support_of(k for pair in headed for k in pair)
     papers_behind([k for keys in groups for k in keys[1:]] + [long for _, long in headed])
@@ -469,6 +481,8 @@ def resolve_table(
             for _, _, norm_b, key_b, sup_b in items[i + 1 :]:
                 if _versions(norm_a) != _versions(norm_b):
                     continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
+                if not _spelling_variants(norm_a, norm_b):
+                    continue  # RouterBench vs RouterXBench, open-ended QA vs VQA
                 score = fuzz.ratio(norm_a, norm_b)
                 if score >= fuzzy_threshold:
                     support[key_a], support[key_b] = sup_a, sup_b
@@ -484,7 +498,11 @@ def resolve_table(
     # (by the papers of each type's whole entity), where one type clearly dominates
     rows = con.execute(
         "SELECT list(raw_key ORDER BY raw_key) FROM kg_keys "
-        "GROUP BY split_part(raw_key, ':', 2) HAVING count(*) > 1"
+        "GROUP BY split_part(raw_key, ':', 2) HAVING count(*) > 1 "
+        # a short word may be an acronym of several things (SR: super-resolution, success
+        # rate): only longer names are voted on
+        "AND (length(split_part(any_value(raw_key), ':', 2)) > 5 "
+        "OR contains(split_part(any_value(raw_key), ':', 2), '-'))"
     ).fetchall()
     if rows:
         sets = {k: s for s in uf.to_sets() for k in s}
@@ -624,6 +642,12 @@ def read_merges(path: str | Path, keys: Iterable[str] | None = None) -> list[Mer
     return [Merge(**{**r, "papers": tuple(r["papers"])}) for r in rows]
 
 
+def _name_like(text: str) -> bool:
+    """Whether ``text`` is written as a name: a capital or a digit in it (``Dice``, ``F1``,
+    ``LIBERO``), not a common word (``hybrid``)."""
+    return any(ch.isupper() or ch.isdigit() for ch in text)
+
+
 _ARTICLES = frozenset({"a", "an", "the"})
 
 
@@ -635,6 +659,19 @@ def compact_key(key: str) -> str:
     """
     type_, _, slug_ = key.partition(":")
     return type_ + ":" + "".join(w for w in slug_.split("-") if w not in _ARTICLES)
+
+
+def _spelling_variants(a: str, b: str) -> bool:
+    """Whether two names differ only as spellings of the same words: as many words, at
+    least two, each pair alike or sharing its first four letters ("modelling",
+    "modeling"; "position", "positional"), so a letter that changes a name does not."""
+    wa, wb = a.split(), b.split()
+    if len(wa) != len(wb) or len(wa) < 2:
+        return False
+    return all(
+        x == y or (len(x) >= 4 and len(y) >= 4 and x[:4] == y[:4])
+        for x, y in zip(wa, wb, strict=True)
+    )
 
 
 def _versions(text: str) -> list[str]:
