@@ -32,7 +32,7 @@ FIELDS = ["type", "name", "verdict", "same_as", "why"]
 
 
 class Judgements(dict):
-    by_norm: dict[tuple[str, str], dict[str, str]] = {}
+    by_norm: dict[tuple[str, str], list[dict[str, str]]] = {}
 
     """Judgements by (type, exact name); a name judged only in another spelling takes
     that judgement, unless it was about the spelling (``why`` starts "display name")."""
@@ -41,10 +41,10 @@ class Judgements(dict):
         type_, name = key
         if (type_, name) in self:
             return self[(type_, name)]
-        row = self.by_norm.get((type_, normalise_name(name)))
-        if row is None or row["why"].startswith("display name"):
-            return default
-        return row
+        rows = self.by_norm.get((type_, normalise_name(name)), [])
+        if not rows or any(r["why"].startswith("display name") for r in rows):
+            return default  # a spelling judged on its spelling says nothing of another
+        return rows[0]
 
 
 def read_judgements(path: Path) -> Judgements:
@@ -57,7 +57,7 @@ def read_judgements(path: Path) -> Judgements:
             if row["verdict"] not in ("right", "wrong"):
                 raise SystemExit(f"{path}: verdict must be right or wrong: {row}")
             out[(row["type"], row["name"])] = row
-            out.by_norm.setdefault((row["type"], normalise_name(row["name"])), row)
+            out.by_norm.setdefault((row["type"], normalise_name(row["name"])), []).append(row)
     return out
 
 
