@@ -81,11 +81,6 @@ def curated(tmp_path_factory):
     return base, plain, summary
 
 
-def _entities(out) -> dict[str, dict]:
-    return {e["id"]: {**e, "paper": rec["id"]} for line in open(out / "extractions.jsonl")
-            for rec in [json.loads(line)] for e in rec["entities"]}  # fmt: skip
-
-
 def _by_paper(out) -> dict[str, set[str]]:
     return {rec["id"]: {e["id"] for e in rec["entities"]}
             for rec in map(json.loads, open(out / "extractions.jsonl"))}  # fmt: skip
@@ -102,11 +97,10 @@ def test_curation_every_kind_in_extractions(curated):
     assert "dataset:imagenet" in papers["p2"]  # CIFAR-100 is an alias of it now
     assert "method:segformer" in papers["p2"]  # GPT-2 merged into SegFormer
     assert papers["p2"] >= {"method:lora"} and "method:low-rank-adaptation" in papers["p0"]
-    ents = {e["id"]: e for rec in map(json.loads, open(base / "out" / "extractions.jsonl"))
-            for e in rec["entities"]}  # fmt: skip
+    records = [json.loads(line) for line in open(base / "out" / "extractions.jsonl")]
+    ents = {e["id"]: e for rec in records for e in rec["entities"]}
     assert ents["method:semantic-segmentation"]["type"] == "Method"
-    relations = [r for rec in map(json.loads, open(base / "out" / "extractions.jsonl"))
-                 for r in rec["relations"]]  # fmt: skip
+    relations = [r for rec in records for r in rec["relations"]]
     assert not [r for r in relations if r["type"] == "APPLIED_TO"
                 and r["tail"] == "method:semantic-segmentation"]  # fmt: skip
     assert any("1 matched nothing" in n for n in summary.notes)
