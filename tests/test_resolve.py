@@ -207,11 +207,12 @@ def test_resolve_acronyms_that_differ_in_case_compete_for_one_key():
     res = _resolve(
         ("a", defined("supervised fine-tuning", "SFT")),
         ("b", defined("supervised fine-tuning", "SFT")),
+        ("e", defined("supervised fine-tuning", "SFT")),
         ("c", defined("shape-from-template", "SfT")),
         ("d", [_mention("SFT")]),
     )
     keys = {e.key: e for e in res.entities.values()}
-    assert keys["method:supervised-fine-tuning"].support == 3
+    assert keys["method:supervised-fine-tuning"].support == 4
     assert keys["method:shape-from-template"].support == 1
 
 
@@ -267,3 +268,22 @@ def test_resolve_common_words_do_not_join_through_a_head_word():
         ("c", [_mention("hybrid")]),
     )
     assert len(res.entities) == 3 and not res.merges
+
+
+def test_resolve_a_bare_acronym_of_another_type_joins_what_papers_define_it_as():
+    ece = "expected calibration error"
+    sr = [("s0", [_mention("success rate", "Metric", "success rate"),
+                  _mention("SR", "Metric", "success rate")]),
+          ("s1", [_mention("super-resolution", "Task", "super-resolution"),
+                  _mention("SR", "Task", "super-resolution")])]  # fmt: skip
+    res = _resolve(
+        ("a", [_mention(ece, "Metric", ece), _mention("ECE", "Metric", ece)]),
+        ("b", [_mention(ece, "Metric", ece), _mention("ECE", "Metric", ece)]),
+        *[(f"d{i}", [_mention("ECE", "Dataset")]) for i in range(4)],
+        *sr,
+        ("s2", [_mention("SR", "Dataset")]),
+    )
+    keys = {e.key: e for e in res.entities.values()}
+    assert keys["metric:expected-calibration-error"].support == 6  # the metric's type wins
+    assert "dataset:ece" not in keys
+    assert "dataset:sr" in keys  # defined as two other things: left alone

@@ -91,7 +91,7 @@ types' entities are folded into that one (a rougher split keeps homonyms apart).
 TYPE_VOTE_MIN = 3
 """The fewest papers that can outvote the others on a name's type."""
 
-ACRONYM_SHARE = 0.6
+ACRONYM_SHARE = 0.75
 """The share of the papers that define an acronym that must give it one long form before
 every use of the acronym joins that long form (the rest stay apart: a duplicate is better
 than a wrong merge)."""
@@ -203,6 +203,13 @@ GENERIC_HEADS = frozenset(
 )
 """Trailing words whose removal still names the same thing ("LIBERO benchmark" -> "LIBERO")."""
 
+NAMING_HEADS = frozenset(
+    {"model", "models", "network", "architecture", "algorithm", "dataset", "benchmark",
+     "corpus", "suite", "series", "family", "score"}
+)  # fmt: skip
+"""Generic heads that name the thing itself ("Random Forest models", "BLEU score"), unlike
+"framework", "approach" or "system", which may name something made for it."""
+
 MEASURE_HEADS = frozenset({"score"})
 """Trailing words of measures whose removal still names the same measure ("F1 score")."""
 
@@ -261,7 +268,7 @@ class Resolver:
     resolution from a Parquet table with :func:`resolve_table` instead.
     """
 
-    def __init__(self, *, fuzzy_threshold: float = 95.0, fuzzy_min_length: int = 10) -> None:
+    def __init__(self, *, fuzzy_threshold: float = 95.0, fuzzy_min_length: int = 20) -> None:
         self.fuzzy_threshold = fuzzy_threshold
         self.fuzzy_min_length = fuzzy_min_length
         self._rows: list[dict] = []
@@ -313,7 +320,7 @@ def resolve_table(
     entities_path: str | Path,
     *,
     fuzzy_threshold: float = 95.0,
-    fuzzy_min_length: int = 10,
+    fuzzy_min_length: int = 20,
     curation: Curation | None = None,
 ) -> Resolution:
     """Resolve the local entities in DuckDB relation ``table`` (a table name or
@@ -386,6 +393,7 @@ def resolve_table(
 
     uf = nx.utils.UnionFind()
     merges: list[Merge] = []
+    prefer_type: dict[str, str] = {}  # keys whose type their whole entity takes
 
     def union(source: str, target: str, merge: Merge) -> None:
         if uf[source] != uf[target]:
@@ -425,6 +433,26 @@ def resolve_table(
                       "acronym", round(n / total, 3), papers, n)  # fmt: skip
         union(short_key, long_key, merge)
 
+    # an acronym used bare as one type but defined only as another type's long form, by two
+    # papers or more, is that thing: "ECE" taken for a data set, defined as a metric
+    defined: dict[str, list[tuple]] = {}
+    for short_key, long_key, short, n, _total, papers in joins:
+        defined.setdefault(short_key.split(":", 1)[1], []).append((long_key, short, n, papers))
+    bare = con.execute(
+        "SELECT raw_key FROM kg_keys WHERE split_part(raw_key, ':', 2) IN (SELECT unnest(?))",
+        [sorted(defined)],
+    ).fetchall() if defined else []  # fmt: skip
+    for (key,) in bare:
+        slug_ = key.split(":", 1)[1]
+        claims = [c for c in defined[slug_] if key_type(c[0]) != key_type(key)]
+        if len(claims) != len(defined[slug_]) or len(claims) != 1 or claims[0][2] < 2:
+            continue  # defined as its own type too, or as several others: homonyms
+        long_key, short, n, papers = claims[0]
+        support_of([key, long_key])
+        why = f"acronym {short!r} used as a {key_type(key)}, defined only as a {key_type(long_key)}"
+        union(key, long_key, Merge(key, long_key, why, "acronym", 1.0, papers, n))
+        prefer_type[long_key] = key_type(long_key)
+
     # separators: keys equal once hyphens and articles go ("CIFAR100", "LLM-as-a-judge")
     rows = con.execute(
         "SELECT list(raw_key ORDER BY support DESC, raw_key) FROM kg_keys "
@@ -445,7 +473,14 @@ def resolve_table(
             f"FROM {table} WHERE raw_key IN (SELECT unnest(?)) GROUP BY ALL) GROUP BY raw_key",
             [sorted({short for short, _ in rows})],
         ).fetchall())  # fmt: skip
-    headed = [(short, long) for short, long in rows if _name_like(named.get(short, ""))]
+    headed = [
+        (short, long)
+        for short, long in rows
+        if _name_like(named.get(short, ""))
+        # "X framework" may be a framework for X ("emotion recognition framework"): only
+        # a one-word name keeps such a head (SPARROW); "X model" is X in more words too
+        and (long[len(short) + 1 :] in NAMING_HEADS or " " not in named.get(short, " "))
+    ]
     support_of(k for keys in groups for k in keys)
     support_of(k for pair in headed for k in pair)
     papers_behind([k for keys in groups for k in keys[1:]] + [long for _, long in headed])
@@ -527,6 +562,7 @@ def resolve_table(
         for k in group:
             votes[key_type(k)] += support[k]
         kind = max(votes, key=lambda t: (votes[t], t))
+        kind = next((prefer_type[k] for k in sorted(group) if k in prefer_type), kind)
         kept = min((k for k in group if key_type(k) == kind), key=lambda k: (-support[k], k))
         canonical.update((k, kept) for k in group if k != kept)
     curated = apply_curation(con, table, curation, canonical) if curation else None
