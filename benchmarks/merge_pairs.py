@@ -28,7 +28,7 @@ from kg.resolve.keys import normalise_name
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[1] / "shared"
 TRAINING = [SHARED / "gold/train.jsonl", SHARED / "gold/silver/train.jsonl"]
-FIELDS = ["type", "a", "b", "same", "source"]
+FIELDS = ["type", "a", "b", "same", "source", "a_type"]
 
 
 def annotation_pairs(paths: list[Path]) -> dict[tuple[str, str, str], tuple[str, str]]:
@@ -78,12 +78,12 @@ def main() -> None:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
         w.writerow(FIELDS)
         for (type_, _, _), (a, b, same) in sorted(pairs.items()):
-            w.writerow([type_, a, b, same, "annotations"])
+            w.writerow([type_, a, b, same, "annotations", ""])
         if args.judged.exists():
             with open(args.judged, encoding="utf-8") as src:
                 rows = csv.DictReader((x for x in src if not x.startswith("#")), delimiter="\t")
                 for row in rows:
-                    w.writerow([row[f] for f in FIELDS])
+                    w.writerow([row.get(f) or "" for f in FIELDS])
     same = sum(1 for *_, s in pairs.values() if s == "yes")
     print(f"{same} same-thing and {len(pairs) - same} apart pairs from the annotations "
           f"-> {args.out}")  # fmt: skip

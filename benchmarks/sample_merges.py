@@ -5,7 +5,8 @@ Usage: python benchmarks/sample_merges.py BUILD [--per-rule 20] > to-judge.tsv
 Takes up to ``--per-rule`` merges of each rule (acronym, separators, head word, fuzzy,
 type vote), the same ones for the same build (ordered by a hash of the keys), and prints
 each as type, a, b (the merged key's and the kept key's most used names), an empty
-``same`` to fill in with yes or no, and the rule as the source.
+``same`` to fill in with yes or no, the rule as the source, and a's type where it is
+another (a type vote).
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ def main() -> None:
     for source, target, rule in merges:
         by_rule.setdefault(rule, []).append((source, target))
     out = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
-    out.writerow(["type", "a", "b", "same", "source"])
+    out.writerow(["type", "a", "b", "same", "source", "a_type"])
     for rule, pairs in sorted(by_rule.items()):
         pairs.sort(key=lambda p: hashlib.sha1("|".join(p).encode()).hexdigest())
         for source, target in pairs[: args.per_rule]:
             a, b = names.get(source, source), names.get(target, target)
-            out.writerow([key_type(target), a, b, "", f"judged merge: {rule}"])
+            a_type = key_type(source) if key_type(source) != key_type(target) else ""
+            out.writerow([key_type(target), a, b, "", f"judged merge: {rule}", a_type])
 
 
 if __name__ == "__main__":

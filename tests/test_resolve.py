@@ -287,3 +287,18 @@ def test_resolve_a_bare_acronym_of_another_type_joins_what_papers_define_it_as()
     assert keys["metric:expected-calibration-error"].support == 6  # the metric's type wins
     assert "dataset:ece" not in keys
     assert "dataset:sr" in keys  # defined as two other things: left alone
+
+
+def test_resolve_no_cross_type_join_for_an_acronym_its_own_type_defines_too():
+    def defined(long, short, type_):
+        return [_mention(long, type_, long), _mention(short, type_, long)]
+
+    res = _resolve(
+        ("a", defined("text-to-speech", "TTS", "Task")),
+        ("b", defined("text-to-speech", "TTS", "Task")),
+        ("c", defined("test-time scaling", "TTS", "Method")),  # no Method long form wins,
+        ("d", defined("tree-to-sequence", "TTS", "Method")),  # but Methods define it too
+        ("e", [_mention("TTS", "Method")]),
+    )
+    keys = {e.key for e in res.entities.values()}
+    assert "method:tts" in keys

@@ -22,11 +22,19 @@ class NamePair:
     b: str
     same: bool
     source: str = ""  # where the label comes from (annotations, a judged merge)
+    a_type: str = ""  # the type of ``a`` when it is not ``type`` (a merge across types)
+
+    @property
+    def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """(type, normalised name) of each name."""
+        return ((self.a_type or self.type, normalise_name(self.a)),
+                (self.type, normalise_name(self.b)))  # fmt: skip
 
 
 def read_pairs(path: str | Path) -> list[NamePair]:
-    """Read a TSV of labelled pairs: type, a, b, same (``yes``/``no``), source; lines
-    starting with ``#`` are comments."""
+    """Read a TSV of labelled pairs: type, a, b, same (``yes``/``no``), source, and
+    optionally a_type (``a``'s type when it differs); lines starting with ``#`` are
+    comments."""
     out = []
     with open(path, encoding="utf-8") as fh:
         rows = csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")
@@ -34,7 +42,7 @@ def read_pairs(path: str | Path) -> list[NamePair]:
             if row.get("same") not in ("yes", "no") or not row.get("a") or not row.get("b"):
                 raise ValueError(f"{path}:{i}: expected type, a, b, same (yes or no), source")
             out.append(NamePair(row["type"], row["a"], row["b"], row["same"] == "yes",
-                                row.get("source") or ""))  # fmt: skip
+                                row.get("source") or "", row.get("a_type") or ""))  # fmt: skip
     return out
 
 
@@ -49,7 +57,7 @@ def score_merges(build: str | Path, pairs: list[NamePair]) -> dict:
 
     from kg.graph.store import ENTITIES, TABLES
 
-    wanted = {(p.type, normalise_name(n)) for p in pairs for n in (p.a, p.b)}
+    wanted = {end for p in pairs for end in p.ends}
     keys_of: dict[tuple[str, str], set[str]] = defaultdict(set)
     table = pq.ParquetFile(Path(build) / TABLES / ENTITIES)
     for batch in table.iter_batches(columns=["key", "type", "name", "aliases"]):
@@ -61,8 +69,8 @@ def score_merges(build: str | Path, pairs: list[NamePair]) -> dict:
     tp = fp = fn = absent = trivial = 0
     wrong: list[NamePair] = []
     for p in pairs:
-        ka, kb = (keys_of.get((p.type, normalise_name(n))) for n in (p.a, p.b))
-        if normalise_name(p.a) == normalise_name(p.b):
+        ka, kb = (keys_of.get(end) for end in p.ends)
+        if p.ends[0] == p.ends[1]:
             trivial += 1
         elif not ka or not kb:
             absent += 1

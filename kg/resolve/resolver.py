@@ -435,19 +435,22 @@ def resolve_table(
 
     # an acronym used bare as one type but defined only as another type's long form, by two
     # papers or more, is that thing: "ECE" taken for a data set, defined as a metric
-    defined: dict[str, list[tuple]] = {}
-    for short_key, long_key, short, n, _total, papers in joins:
-        defined.setdefault(short_key.split(":", 1)[1], []).append((long_key, short, n, papers))
+    defined_as: dict[str, set[str]] = {}  # slug -> the types of every definition of it
+    for short_key in claims_of:
+        defined_as.setdefault(short_key.split(":", 1)[1], set()).add(key_type(short_key))
+    winner = {short_key.split(":", 1)[1]: (long_key, short, n, papers)
+              for short_key, long_key, short, n, _, papers in joins}  # fmt: skip
     bare = con.execute(
         "SELECT raw_key FROM kg_keys WHERE split_part(raw_key, ':', 2) IN (SELECT unnest(?))",
-        [sorted(defined)],
-    ).fetchall() if defined else []  # fmt: skip
+        [sorted(winner)],
+    ).fetchall() if winner else []  # fmt: skip
     for (key,) in bare:
         slug_ = key.split(":", 1)[1]
-        claims = [c for c in defined[slug_] if key_type(c[0]) != key_type(key)]
-        if len(claims) != len(defined[slug_]) or len(claims) != 1 or claims[0][2] < 2:
+        long_key, short, n, papers = winner[slug_]
+        if defined_as[slug_] != {key_type(long_key)} or key_type(key) == key_type(long_key):
             continue  # defined as its own type too, or as several others: homonyms
-        long_key, short, n, papers = claims[0]
+        if n < 2:
+            continue
         support_of([key, long_key])
         why = f"acronym {short!r} used as a {key_type(key)}, defined only as a {key_type(long_key)}"
         union(key, long_key, Merge(key, long_key, why, "acronym", 1.0, papers, n))
