@@ -243,7 +243,7 @@ def test_cli_sparql_list_saved_adhoc_and_errors(sample_build, tmp_path):
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert len(rows) == 3 and set(rows[0]) == {"name", "papers", "mentions", "proposed_by"}
-    assert rows[0]["name"] == "large language models"
+    assert rows[0]["name"] == "LLMs"  # the form most papers use
     query = "SELECT (COUNT(?m) AS ?n) WHERE { ?m a kgo:Method }"
     result = runner.invoke(app, ["sparql", str(sample_build), query, "--format", "csv"])
     assert result.exit_code == 0, result.output
