@@ -32,10 +32,12 @@ FIELDS = ["type", "name", "verdict", "same_as", "why"]
 
 
 class Judgements(dict):
-    by_norm: dict[tuple[str, str], list[dict[str, str]]] = {}
-
     """Judgements by (type, exact name); a name judged only in another spelling takes
     that judgement, unless it was about the spelling (``why`` starts "display name")."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_norm: dict[tuple[str, str], list[dict[str, str]]] = {}
 
     def get(self, key, default=None):
         type_, name = key
@@ -50,7 +52,6 @@ class Judgements(dict):
 def read_judgements(path: Path) -> Judgements:
     """Return the judgements of a TSV (type, name, verdict, same_as, why)."""
     out = Judgements()
-    out.by_norm = {}
     with open(path, encoding="utf-8") as fh:
         for row in csv.DictReader((line for line in fh if not line.startswith("#")),
                                   delimiter="\t"):  # fmt: skip
