@@ -9,7 +9,9 @@ once per abstract whose annotation makes it an entity, by type. The entity recog
 reads the table as evidence across papers: a phrase the annotators almost never take
 ("state-of-the-art", "LLM-based") is no entity, whatever rule found it; one they take
 with one type nearly always gets that type. Patterns count too: every phrase ending in
-one hyphenated word (``*-based``). Phrases seen in fewer than MIN_SEEN
+one hyphenated word (``*-based``), and each phrase's mentions beside a reported number
+(``score #n``: a measure taken only where a number is reported keeps a record of its
+own there). Phrases seen in fewer than MIN_SEEN
 abstracts are left out. The file is derived from the annotations (see
 ../shared/gold/README.md for their licence); nothing in it is written by hand.
 """
@@ -22,9 +24,10 @@ from pathlib import Path
 
 from train_entities import TRAINING, add_training_inputs, load_abstracts, read_gold
 
+from kg.nlp.entity_classify import beside_number
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
-from kg.nlp.vocabulary import PHRASE_TYPES, phrase_patterns, write_phrase_stats
+from kg.nlp.vocabulary import PHRASE_TYPES, number_form, phrase_patterns, write_phrase_stats
 from kg.resolve.keys import normalise_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +48,13 @@ def paper_phrases(nlp, gold: list[dict], texts: dict[str, str]) -> list[dict[str
                 labels.setdefault(normalise_name(form), ent["type"])
         spans = [span for span, _, _ in recognizer.featurised_spans(doc)]
         forms = {normalise_name(s.text): labels.get(normalise_name(s.text)) for s in spans}
-        for span in spans:  # patterns: "*-based" for "LLM-based"
+        for span in spans:  # patterns ("*-based" for "LLM-based"), forms beside numbers
+            label = labels.get(normalise_name(span.text))
             for pattern in phrase_patterns(span):
-                forms[pattern] = forms.get(pattern) or labels.get(normalise_name(span.text))
+                forms[pattern] = forms.get(pattern) or label
+            if beside_number(span):
+                number = number_form(normalise_name(span.text))
+                forms[number] = forms.get(number) or label
         by_id[g["id"]] = forms
     return [by_id.get(g["id"], {}) for g in gold]
 

@@ -567,6 +567,9 @@ def test_phrase_stats_verdicts():
     assert stats.verdict("state of the art") == "O"
     assert stats.verdict("rag") == "Method"
     assert stats.verdict("few shot learning") is None  # the annotators' types disagree
+    # ... but taken 18 times, never as a data set: a rule's Dataset becomes their Task
+    assert stats.verdict("few shot learning", label="Dataset") == "Task"
+    assert stats.verdict("few shot learning", label="Method") is None
     assert stats.verdict("unseen phrase") is None
     assert suffix_form("LLM-based") == suffix_form("deep learning-based") == "*-based"
     assert suffix_form("rule based") is None
@@ -603,3 +606,57 @@ def test_gate_follows_the_annotators_record_whatever_rule_found_a_phrase(tmp_pat
     assert after.get("Retrieval-Augmented Generation") == "Task"  # the record's type
     assert after.get("RAG") == "Task"  # the acronym follows its long form
     assert after.get("KITTI") == before.get("KITTI") == "Dataset"
+
+
+def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_long_form(
+    tmp_path,
+):
+    """A measure the annotators never take, not even beside a number ("score"), is no
+    entity but still names a result's metric; one they take beside numbers (latency)
+    stays an entity; a hyphenated adjective in front of a noun is no metric; an
+    acronym's record, which mixes its meanings, does not retype its long form; an
+    acronym defined in the paper ("end-to-end (E2E)", a 2 for "to") is what its long
+    form is (here no entity), not the data set a list names so."""
+    from kg.nlp import load_pipeline
+    from kg.nlp.pipeline import doc_to_extraction
+    from kg.nlp.vocabulary import number_form, write_phrase_stats
+
+    text = (
+        "Jailbreak attacks threaten LLMs. Our attack reaches an attack success rate (ASR) "
+        "of 95% on AdvBench and a score of 85.1 with a latency of 20 ms, and the ASR stays "
+        "high with a high-precision filter. End-to-end (E2E) driving also benefits, and "
+        "E2E planners improve."
+    )
+    empty = {"Method": 0, "Task": 0, "Dataset": 0, "Metric": 0}
+    rows = {
+        "score": (120, empty),
+        number_form("score"): (40, empty),
+        "latency": (60, {**empty, "Metric": 4}),
+        number_form("latency"): (20, {**empty, "Metric": 15}),
+        "asr": (20, {**empty, "Task": 16, "Metric": 2}),
+        "end to end": (60, empty),
+    }
+    stats = tmp_path / "phrase_stats.tsv"
+    write_phrase_stats(rows, stats)
+    nlp = load_pipeline(overrides={"components.kg_entities.phrase_stats.path": str(stats)})
+    doc = nlp(text)
+    extraction = doc_to_extraction(doc, Record(id="p", text=text))
+    found = {m.text: m.type for m in extraction.mentions}
+    assert "score" not in found and "high-precision" not in found
+    assert found.get("latency") == "Metric"
+    assert found.get("ASR") == found.get("attack success rate") == "Metric"
+    assert "E2E" not in found and "End-to-end" not in found
+    by_value = {r.value: r for r in extraction.results}
+    assert by_value[85.1].metric == "score" and by_value[85.1].metric_mention is None
+    assert by_value[95.0].metric_mention is not None
+
+
+def test_a_version_number_after_a_name_is_part_of_it(nlp):
+    """ "SAM 2" is not SAM, "RTX 4090" is not "RTX"; a number counting what follows
+    ("1000 classes") is no version."""
+    doc = nlp(
+        "We compare SAM 2 with YOLO 11 on a single RTX 4090 and pretrain on ImageNet 1000 classes."
+    )
+    found = {s.text for s in doc.spans[ENTITY_SPANS]}
+    assert {"SAM 2", "YOLO 11", "RTX 4090"} <= found and "SAM" not in found
+    assert "ImageNet" in found and "ImageNet 1000" not in found

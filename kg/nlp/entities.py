@@ -42,7 +42,8 @@ class EntityRecognizer(KgComponent):
 
     Reads the parse (noun chunks, POS, dependencies) and ``doc._.kg_abbreviations``;
     writes ``doc.spans["kg_entities"]`` (label = type) and ``doc._.kg_mention_info``
-    (``"start:end"`` char offsets -> rule, confidence, benchmark flag, abbreviation group).
+    (``"start:end"`` char offsets -> rule, confidence, benchmark flag, abbreviation group,
+    ``node``: False for a term the results step may read but the graph has no entity for).
     """
 
     def __init__(
@@ -116,6 +117,7 @@ class EntityRecognizer(KgComponent):
                 "confidence": cand.confidence or CONFIDENCE.get(cand.rule, 0.5),
                 "benchmark": cand.benchmark,
                 "group": cand.group,
+                "node": cand.node,
             }
         doc.spans[ENTITY_SPANS] = spans
 

@@ -3,6 +3,7 @@ settled, and types made consistent within a paper."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -11,13 +12,14 @@ from spacy.tokens import Doc, Span
 
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import Candidate, normalise_form
-from kg.nlp.vocabulary import Lexicon, PhraseStats, phrase_patterns
+from kg.nlp.vocabulary import Lexicon, PhraseStats, number_form, phrase_patterns
 from kg.resolve.keys import normalise_name
 
 __all__ = [
     "CONFIDENCE",
     "PRIORITY",
     "GateSettings",
+    "beside_number",
     "best_entity_types",
     "classify",
     "gate",
@@ -218,17 +220,34 @@ def gate(
     doc: Doc, chosen: list[Candidate], stats: PhraseStats, settings: GateSettings
 ) -> list[Candidate]:
     """Drop the mentions whose phrase the annotators almost never make an entity and give
-    a phrase the type they nearly always give it: evidence across 1,340 papers, which
-    overrules every rule (gazetteer entries included). A phrase with no record of its own
-    follows the others of its pattern (``"*-based"``). An acronym and the long
-    form it abbreviates are decided together: "no entity" for one is for both, a type
-    from the long form's record is the acronym's too. A metric beside a number stays
-    (the guidelines' efficiency measures are metrics where a number is reported)."""
+    a phrase the type they nearly always give it (or, when they took it often, the type
+    they gave it instead of one they never gave): evidence across 1,340 papers, which
+    overrules every rule, gazetteer entries included.
+
+    - A phrase with no record of its own follows the others of its pattern (``*-based``).
+    - An acronym and the long form it abbreviates are decided together: "no entity" for
+      one is for both, and the type is the long form's. An acronym's own record mixes its
+      meanings (ASR is a task as speech recognition, a metric as attack success rate): it
+      can only say that the acronym is no entity, or never of the type a rule gave it.
+    - A metric beside a number stays unless the record of the phrase beside numbers says
+      no entity too (the guidelines' efficiency measures are metrics where a number is
+      reported); then it stays a term the results step may read ("a score of 85"),
+      marked ``node=False``: no entity of the graph.
+    - A hyphenated compound of lower-case words in front of a noun is an adjective, no
+      metric ("high-precision maps", "accuracy-efficiency trade-off").
+    """
     options = {"min_seen": settings.min_seen, "max_rate": settings.max_rate,
                "min_taken": settings.min_taken, "type_share": settings.type_share}  # fmt: skip
 
-    def verdict(span: Span) -> str | None:
-        found = stats.verdict(normalise_name(span.text), **options)
+    def verdict(c: Candidate) -> str | None:
+        span = doc[c.start : c.end]
+        form = normalise_name(span.text)
+        found = stats.verdict(form, label=c.label, **options)
+        if found not in (None, "O") and c.group and span.text != c.group:
+            # an acronym's record mixes its meanings: it may only say its type never is
+            found = stats.verdict(form, label=c.label, **{**options, "type_share": 2.0})
+        if found == "O" and c.label == "Metric" and beside_number(span):
+            return "term" if stats.verdict(number_form(form), **options) == "O" else None
         if found is not None:
             return found
         for pattern in phrase_patterns(span):  # a pattern says "no entity" only
@@ -236,18 +255,15 @@ def gate(
                 return "O"
         return None
 
-    verdicts = [verdict(doc[c.start : c.end]) for c in chosen]
-    verdicts = [  # a measure a number is reported in is a metric here, whatever elsewhere
-        None if v == "O" and c.label == "Metric" and _beside_number(doc, c) else v
-        for c, v in zip(chosen, verdicts, strict=True)
-    ]
+    chosen = [c for c in chosen if not (c.label == "Metric" and _modifier_compound(doc, c))]
+    verdicts = [verdict(c) for c in chosen]
     by_group: dict[str, str | None] = {}
     for c, v in zip(chosen, verdicts, strict=True):  # long forms first, then acronyms
         if c.group and doc[c.start : c.end].text == c.group:
             by_group[normalise_name(c.group)] = v
     for c, v in zip(chosen, verdicts, strict=True):
-        if c.group and v is not None:
-            key = _group_key(normalise_name(c.group), by_group)
+        if c.group and v is not None:  # an acronym's verdict holds for a long form
+            key = _group_key(normalise_name(c.group), by_group)  # with no record
             if by_group.get(key) is None:
                 by_group[key] = v
     out = []
@@ -255,17 +271,19 @@ def gate(
         group = by_group.get(_group_key(normalise_name(c.group), by_group)) if c.group else None
         if group == "O" or v == "O":  # no entity, by its own record or its group's
             continue
+        if v == "term":  # the results step may read it; the graph has no node for it
+            out.append(replace(c, node=False))
+            continue
         v = group or v
         out.append(replace(c, label=v) if v and v != c.label else c)
     return out
 
 
-def _beside_number(doc: Doc, cand: Candidate) -> bool:
+def beside_number(span: Span) -> bool:
     """Whether a number stands where the results step ties numbers to metrics: up to 25
     characters before the span, or 40 after it ("accuracy of 81.2%", "81.2% accuracy")."""
     from kg.nlp.results import find_numbers
 
-    span = doc[cand.start : cand.end]
     sent = span.sent
     start, end = span.start_char - sent.start_char, span.end_char - sent.start_char
     for n_start, n_end, _, _, unit in find_numbers(sent.text):
@@ -275,6 +293,19 @@ def _beside_number(doc: Doc, cand: Candidate) -> bool:
         if 0 <= start - n_end <= 25 or 0 <= n_start - end <= 40:
             return True
     return False
+
+
+def _modifier_compound(doc: Doc, cand: Candidate) -> bool:
+    """Whether the candidate is one hyphenated compound of lower-case words right in front
+    of a noun or adjective: a modifier ("high-precision maps"), not a name."""
+    span = doc[cand.start : cand.end]
+    if not _LOWER_COMPOUND.fullmatch(span.text) or cand.end >= len(doc):
+        return False
+    after = doc[cand.end]
+    return after.pos_ in {"NOUN", "PROPN", "ADJ"} and not after.is_sent_start
+
+
+_LOWER_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)+")
 
 
 def _group_key(group: str, known: dict[str, str | None]) -> str:

@@ -68,6 +68,7 @@ class Candidate:
     benchmark: bool = False
     group: str | None = None
     confidence: float | None = None
+    node: bool = True  # False: a measure a result may name ("a score of 85") but no entity
 
 
 def normalise_form(text: str) -> str:

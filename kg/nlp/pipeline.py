@@ -104,6 +104,8 @@ def doc_to_extraction(doc: Doc, record: Record, clean: CleanText | None = None) 
     for span in doc.spans.get(ENTITY_SPANS, []):
         key = (span.start_char, span.end_char)
         meta = info.get(mention_key(span), {})
+        if not meta.get("node", True):
+            continue  # a term results may name ("a score of 85"), no entity
         index[key] = len(mentions)
         rule = meta.get("rule", "unknown")
         if key in proposed_rule and not rule.endswith("unnamed"):

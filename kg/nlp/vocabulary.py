@@ -25,6 +25,7 @@ __all__ = [
     "write_phrase_stats",
     "suffix_form",
     "phrase_patterns",
+    "number_form",
 ]
 
 
@@ -160,12 +161,24 @@ def phrase_patterns(span) -> list[str]:
     return [pattern] if pattern else []
 
 
+NUMBER_MARK = " #n"
+"""Marks a phrase's record beside a reported number (:func:`number_form`)."""
+
+
+def number_form(form: str) -> str:
+    """The form under which a phrase's mentions beside a reported number are counted
+    ("score #n"): a measure the annotators take only where a number is reported
+    (latency, parameter count) has its own record there."""
+    return form + NUMBER_MARK
+
+
 @dataclass(frozen=True)
 class PhraseStats:
     """How often the annotators made each phrase an entity (scripts/learn_phrases.py):
     ``seen[form]`` abstracts where the rules proposed it, ``taken[form][type]`` those whose
-    annotation made it an entity of ``type``. Forms are normalised names, or a
-    :func:`suffix_form` pattern for every one-word compound ending alike."""
+    annotation made it an entity of ``type``. Forms are normalised names, a
+    :func:`suffix_form` pattern for every one-word compound ending alike, or a
+    :func:`number_form` for the mentions beside a reported number."""
 
     seen: dict[str, int]
     taken: dict[str, dict[str, int]]
@@ -178,11 +191,13 @@ class PhraseStats:
         max_rate: float = 0.1,
         min_taken: int = 3,
         type_share: float = 0.8,
+        label: str | None = None,
     ) -> str | None:
         """Return ``"O"`` when ``form`` was seen in ``min_seen`` abstracts or more and
         taken in at most ``max_rate`` of them, the type the annotators gave it when they
-        took it ``min_taken`` times or more, ``type_share`` of them with that type; else
-        None (no evidence either way)."""
+        took it ``min_taken`` times or more, ``type_share`` of them with that type (or
+        never with ``label``, the type a rule gave it); else None (no evidence either
+        way)."""
         n = self.seen.get(form, 0)
         if n < min_seen and form not in self.taken:
             return None
@@ -192,7 +207,7 @@ class PhraseStats:
             return "O"
         if total >= min_taken:
             best = max(by_type, key=lambda t: (by_type[t], t))
-            if by_type[best] >= type_share * total:
+            if by_type[best] >= type_share * total or (label and not by_type.get(label)):
                 return best
         return None
 
