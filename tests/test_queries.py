@@ -222,9 +222,7 @@ def test_sample_answers_hand_checked(sample_answers):
     # "MoH outperforms multi-head attention by using only 50%-90% of the attention heads"
     # (shown as MoH: one paper defines the long form, and a long form names an entity only
     # when two papers define it)
-    assert {"method": "MoH", "hops": 1} in a[
-        "outperforms-transitive"
-    ].records()
+    assert {"method": "MoH", "hops": 1} in a["outperforms-transitive"].records()
     assert "BudgetFormer" in _column(a["paper-contributions"], "proposes")
     assert "BudgetFormer" in _column(a["top-proposed-methods"], "method")
 

@@ -302,3 +302,33 @@ def test_resolve_no_cross_type_join_for_an_acronym_its_own_type_defines_too():
     )
     keys = {e.key for e in res.entities.values()}
     assert "method:tts" in keys
+
+
+def test_resolve_long_forms_that_differ_in_articles_are_one_definition():
+    def defined(long):
+        return [_mention(long, "Metric", long), _mention("AUROC", "Metric", long)]
+
+    long = "area under the receiver operating characteristic curve"
+    res = _resolve(
+        ("a", defined(long)),
+        ("b", defined(long.replace("the ", ""))),
+        ("c", [_mention("AUROC", "Metric")]),
+        ("d", [_mention("AUROC", "Metric")]),
+    )
+    (ent,) = res.entities.values()  # two definitions, one long form: all four join
+    assert ent.support == 4 and ent.name == "AUROC"
+
+
+def test_resolve_unnamed_proposals_stay_with_their_paper():
+    """Two papers' "synthetic dataset" are different data; a named one is one thing."""
+    res = _resolve(
+        ("a", [_mention("synthetic dataset", "Dataset", proposed=True)]),
+        ("b", [_mention("synthetic dataset", "Dataset", proposed=True)]),
+        ("c", [_mention("synthetic dataset", "Dataset")]),  # used, not made here
+        ("d", [_mention("SynthSet dataset", "Dataset", proposed=True)]),
+        ("e", [_mention("SynthSet dataset", "Dataset")]),
+    )
+    keys = sorted(e.key for e in res.entities.values())
+    assert "dataset:synthetic-dataset~a" in keys and "dataset:synthetic-dataset~b" in keys
+    assert "dataset:synthetic-dataset" in keys
+    assert {e.key: e.support for e in res.entities.values()}["dataset:synthset-dataset"] == 2

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz
 
 from kg.resolve.curation import Curated, Curation, apply_curation
-from kg.resolve.keys import entity_key, key_type, normalise_name
+from kg.resolve.keys import entity_key, key_type, normalise_name, slug
 from kg.tables import iter_rows
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
@@ -28,6 +28,7 @@ __all__ = [
     "Resolution",
     "Resolver",
     "local_entities",
+    "unnamed_proposal",
     "local_rows",
     "locals_schema",
     "resolve_table",
@@ -45,10 +46,14 @@ class LocalEntity:
     mentions: tuple[int, ...]
     proposed: bool
     benchmark: bool
+    scope: str = ""  # the paper an unnamed proposal belongs to (see unnamed_proposal)
 
     @property
     def raw_key(self) -> str:
-        return entity_key(self.type, self.name)
+        """The entity's key before resolution; an unnamed proposal's names its paper
+        (``dataset:synthetic-dataset~2512.24097``): one paper's own thing."""
+        key = entity_key(self.type, self.name)
+        return f"{key}~{slug(self.scope)}" if self.scope else key
 
 
 @dataclass
@@ -232,8 +237,36 @@ def name_variants(text: str, generic_heads: frozenset[str] = GENERIC_HEADS) -> s
     return set()
 
 
+UNNAMED_HEADS = frozenset(
+    {"framework", "method", "approach", "pipeline", "system", "strategy", "scheme",
+     "module", "mechanism", "technique", "paradigm", "dataset", "data", "benchmark",
+     "corpus", "suite", "collection"}
+)  # fmt: skip
+"""Head words of a description that stands in for a name ("a two-stage framework", "a
+synthetic dataset"): made by one paper, not a thing across papers."""
+
+
+def unnamed_proposal(name: str, proposed: bool) -> bool:
+    """Whether a paper's entity is something it made but did not name: proposed, and named
+    by a lower-case description ending in a head word such as "framework" or "dataset"
+    (the guidelines name unnamed proposals from the text; two papers' "synthetic
+    dataset" are different data).
+
+    >>> unnamed_proposal("synthetic dataset", True), unnamed_proposal("COCO dataset", True)
+    (True, False)
+    >>> unnamed_proposal("synthetic datasets", False), unnamed_proposal("diffusion model", True)
+    (False, False)
+    """
+    words = name.split()
+    if not proposed or len(words) < 2 or name != name.lower() or any(ch.isdigit() for ch in name):
+        return False
+    head = words[-1]
+    return head in UNNAMED_HEADS or (head.endswith("s") and head[:-1] in UNNAMED_HEADS)
+
+
 def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
-    """Group a paper's mentions into entities: same type and normalised name, or acronym."""
+    """Group a paper's mentions into entities: same type and normalised name, or acronym.
+    An :func:`unnamed_proposal` is scoped to its paper."""
     groups: dict[tuple[str, str], list[int]] = {}
     for i, m in enumerate(extraction.mentions):
         name = m.long_form or m.text
@@ -241,6 +274,7 @@ def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
     out = []
     for local_id, ((type_, _), indexes) in enumerate(groups.items()):
         ms = [extraction.mentions[i] for i in indexes]
+        proposed = any(m.proposed for m in ms)
         long_forms = [m.long_form for m in ms if m.long_form]
         name = long_forms[0] if long_forms else Counter(m.text for m in ms).most_common(1)[0][0]
         forms = {m.text for m in ms}
@@ -254,8 +288,9 @@ def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
                 name=name,
                 aliases=aliases,
                 mentions=tuple(indexes),
-                proposed=any(m.proposed for m in ms),
+                proposed=proposed,
                 benchmark=any(m.benchmark for m in ms),
+                scope=extraction.record.id if unnamed_proposal(name, proposed) else "",
             )
         )
     return out
@@ -413,13 +448,15 @@ def resolve_table(
         claims_of.setdefault(entity_key(type_, short), []).append((n, long_key, papers, short))
     joins = []
     for short_key, claims in sorted(claims_of.items()):
-        by_long: dict[str, list] = {}  # long key -> [papers defining it, some of them, short]
-        for n, long_key, papers, short in claims:
-            held = by_long.setdefault(long_key, [0, set(), short])
+        # long form (spellings alike once separators and articles go: one long form) ->
+        # [papers defining it, some of them, short, its key most papers use]
+        by_long: dict[str, list] = {}
+        for n, long_key, papers, short in claims:  # most papers first
+            held = by_long.setdefault(compact_key(long_key), [0, set(), short, long_key])
             held[0] += n
             held[1].update(papers)
         total = sum(held[0] for held in by_long.values())
-        long_key, (n, papers, short) = max(by_long.items(), key=lambda kv: (kv[1][0], kv[0]))
+        _, (n, papers, short, long_key) = max(by_long.items(), key=lambda kv: (kv[1][0], kv[0]))
         if n / total >= ACRONYM_SHARE:
             papers = tuple(sorted(papers)[:MERGE_PAPERS])
             joins.append((short_key, long_key, short, n, total, papers))
@@ -500,7 +537,8 @@ def resolve_table(
                       1.0, papers, n)  # fmt: skip
         union(long, short, merge)
 
-    # fuzzy: blocks of (type, first four characters of the normalised name)
+    # fuzzy: blocks of (type, first four characters of the normalised name); one paper's
+    # unnamed proposals (keys with "~paper") are not merged with other papers' by name
     rows = iter_rows(
         con,
         "WITH named AS (SELECT raw_key, name, count(*) AS n FROM "
@@ -509,7 +547,7 @@ def resolve_table(
         "normed AS (SELECT k.raw_key, k.type, k.support, kg_norm(named.name) AS norm "
         "FROM named JOIN kg_keys k USING (raw_key)) "
         "SELECT type, substr(norm, 1, 4) AS block, norm, raw_key, support FROM normed "
-        f"WHERE length(norm) >= {int(fuzzy_min_length)} "
+        f"WHERE length(norm) >= {int(fuzzy_min_length)} AND NOT contains(raw_key, '~') "
         "ORDER BY type, block, support DESC, raw_key",
     )
     fuzzy = []
