@@ -470,6 +470,31 @@ def test_results_patterns(nlp, sentence, value, unit, delta, metric):
         assert row["metric"] == metric
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [  # each number form: the (value, unit) rows the sentence gives
+        ("FooNet reaches a BLEU-4 of 72,64% on WMT14.", [(72.64, "%")]),  # decimal comma
+        ("FooNet has a throughput of 1,234.5 and 91.2% accuracy.", [(1234.5, None), (91.2, "%")]),
+        ("FooNet improves accuracy by 5-15% over BarNet.", [(5.0, "%"), (15.0, "%")]),
+        ("FooNet reaches 10.2%-14.3% accuracy.", [(10.2, "%"), (14.3, "%")]),
+        ("FooNet reaches an accuracy of 85.3 ± 1.2 on BazSet.", [(85.3, None)]),  # spread
+        ("FooNet reaches 3.1 FID at 256×256 and a 2.4x speedup.", [(3.1, None), (2.4, "x")]),
+        ("As in [12], FooNet reaches 71.5% accuracy.", [(71.5, "%")]),  # citation
+        ("ResNet-50 with GPT-4 reaches 76.1% top-1 accuracy.", [(76.1, "%")]),  # names
+    ],
+)
+def test_results_number_forms(nlp, sentence, expected):
+    doc = nlp(clean_text(sentence))
+    assert [(r["value"], r["unit"]) for r in doc._.kg_results] == expected
+
+
+def test_results_both_ends_of_a_range_share_metric_and_delta(nlp):
+    doc = nlp(clean_text("FooNet runs 7-15x faster than BarNet."))
+    rows = doc._.kg_results
+    assert [(r["value"], r["unit"]) for r in rows] == [(7.0, "x"), (15.0, "x")]
+    assert rows[0]["metric"] == rows[1]["metric"] and rows[0]["delta"] and rows[1]["delta"]
+
+
 def test_results_skip_years_and_model_sizes(nlp):
     doc = nlp("In 2023 we trained a 7B model on 1,200 images.")
     assert doc._.kg_results == []
@@ -642,6 +667,7 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     doc = nlp(text)
     extraction = doc_to_extraction(doc, Record(id="p", text=text))
     found = {m.text: m.type for m in extraction.mentions}
+    assert set(found.values()) <= {"Method", "Task", "Dataset", "Metric"}
     assert "score" not in found and "high-precision" not in found
     assert found.get("latency") == "Metric"
     assert found.get("ASR") == found.get("attack success rate") == "Metric"

@@ -257,12 +257,12 @@ def gate(
 
     chosen = [c for c in chosen if not (c.label == "Metric" and _modifier_compound(doc, c))]
     verdicts = [verdict(c) for c in chosen]
-    by_group: dict[str, str | None] = {}
+    by_group: dict[str, str | None] = {}  # a term's verdict is its own, not its group's
     for c, v in zip(chosen, verdicts, strict=True):  # long forms first, then acronyms
         if c.group and doc[c.start : c.end].text == c.group:
-            by_group[normalise_name(c.group)] = v
+            by_group[normalise_name(c.group)] = None if v == "term" else v
     for c, v in zip(chosen, verdicts, strict=True):
-        if c.group and v is not None:  # an acronym's verdict holds for a long form
+        if c.group and v not in (None, "term"):  # an acronym's verdict holds for a long form
             key = _group_key(normalise_name(c.group), by_group)  # with no record
             if by_group.get(key) is None:
                 by_group[key] = v

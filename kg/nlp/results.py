@@ -15,9 +15,16 @@ from kg.nlp.proposals import proposed_method
 __all__ = ["ResultsExtractor", "parse_number", "find_numbers"]
 
 _NUMBER = re.compile(
-    r"(?<![\w.\-/])([+±]?)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?"
+    r"(?<![\w./])(?<!\d,)(\+?)"
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?)\s?"
     r"(\\?%|percent\b|×|x(?![A-Za-z])|X(?![A-Za-z])|-?times\b|times(?![a-z])|-fold\b|fold\b)?"
 )
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+_RANGE_GAP = re.compile(r"\s?(?:[-–—]|to)\s?")
+_SIZE_NEXT = re.compile(r"\s?\d")  # "256×256": a size, no result
+_SIZE_BEFORE = re.compile(r"\d\s?[×xX]\s?$")
+_NOT_A_RESULT_BEFORE = re.compile(r"(?:±|\+/-|\+-)\s?$|\[[\d,\s–-]*$")  # "± 1.2", "[12]"
+_NAME_HYPHEN = re.compile(r"[A-Za-z][-–]$")  # "GPT-4", "top-1": part of a name
 _DELTA_LEFT = re.compile(
     r"(improv|gain|boost|increas|reduc|decreas|\bby\b|outperform|surpass|exceed|accelerat|"
     r"speed|lower|cut|sav|raise|lift|\+)",
@@ -38,13 +45,16 @@ def make_number_parser():
 
 
 def parse_number(text: str) -> float | None:
-    """Return the value of a written number ("2,552", "60.2"), or None.
+    """Return the value of a written number ("2,552", "60.2", a decimal comma "72,64"),
+    or None.
 
     Examples
     --------
-    >>> parse_number("2,552"), parse_number("60.2"), parse_number("abc")
-    (2552.0, 60.2, None)
+    >>> parse_number("2,552"), parse_number("60.2"), parse_number("72,64"), parse_number("abc")
+    (2552.0, 60.2, 72.64, None)
     """
+    if _DECIMAL_COMMA.fullmatch(text):
+        text = text.replace(",", ".")
     try:
         return float(text.replace(",", ""))
     except ValueError:
@@ -52,21 +62,39 @@ def parse_number(text: str) -> float | None:
 
 
 def find_numbers(text: str) -> list[tuple[int, int, str, str, str | None]]:
-    """Return ``(start, end, sign, number, unit)`` for each number in ``text``.
+    """Return ``(start, end, sign, number, unit)`` for each number in ``text`` that may be
+    a reported value: a decimal comma is a decimal point ("72,64%"), both ends of a range
+    take its unit ("5-15%"), and sizes ("256×256"), spreads ("± 1.2"), citations
+    ("[12]") and numbers in names ("GPT-4") are left out.
 
     Examples
     --------
     >>> [(n, u) for _, _, _, n, u in find_numbers("gains 11\\\\% and runs 4times faster")]
     [('11', '%'), ('4', 'x')]
+    >>> [(n, u) for _, _, _, n, u in find_numbers("BLEU-4 of 72,64% and 5-15% at 256×256")]
+    [('72,64', '%'), ('5', '%'), ('15', '%')]
     """
-    out = []
+    found = []
     for m in _NUMBER.finditer(text):
         unit_raw = m.group(3)
         unit = None
         if unit_raw:
             unit = "%" if "%" in unit_raw or unit_raw == "percent" else "x"
         end = m.end(3) if unit_raw else m.end(2)
-        out.append((m.start(), end, m.group(1), m.group(2), unit))
+        found.append([m.start(), end, m.group(1), m.group(2), unit])
+    out: list[tuple[int, int, str, str, str | None]] = []
+    for i, (start, end, sign, number, unit) in enumerate(found):
+        before = text[max(0, start - 12) : start]
+        if unit == "x" and _SIZE_NEXT.match(text, end):
+            continue  # 256×256: the first side of a size
+        if _SIZE_BEFORE.search(before):
+            continue  # the second side
+        if _NOT_A_RESULT_BEFORE.search(before) or _NAME_HYPHEN.search(before):
+            continue
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        if unit is None and nxt is not None and nxt[4] and _RANGE_GAP.fullmatch(text[end : nxt[0]]):
+            unit = nxt[4]  # "5-15%": the first end of a range
+        out.append((start, end, sign, number, unit))
     return out
 
 
@@ -91,12 +119,14 @@ class ResultsExtractor(KgComponent):
         text = doc.text  # joined from the tokens on each access, so read once
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
+            rows = []
             for start, end, sign, number, unit in find_numbers(sent.text):
                 row = self._result(
                     text, sent, sent_index, in_sent, main, start, end, sign, number, unit
                 )
                 if row is not None:
-                    results.append(row)
+                    rows.append(row)
+            results.extend(_ranges_shared(rows, text))
 
     def _result(
         self,
@@ -156,6 +186,18 @@ class ResultsExtractor(KgComponent):
             "rule": f"{self.name}.pattern",
             "confidence": 0.7 if metric_span is not None else 0.5,
         }
+
+
+def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
+    """Give both ends of a range ("7-15x faster") the metric and delta flag one of them has."""
+    for a, b in zip(rows, rows[1:]):
+        if _RANGE_GAP.fullmatch(text[a["end"] : b["start"]]) and a["unit"] == b["unit"]:
+            for x, y in ((a, b), (b, a)):
+                if x["metric"] is None and y["metric"] is not None:
+                    x["metric"], x["metric_span"] = y["metric"], y["metric_span"]
+                    x["confidence"] = y["confidence"]
+            a["delta"] = b["delta"] = a["delta"] or b["delta"]
+    return rows
 
 
 def _reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span | None:
