@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from spacy.language import Language
@@ -190,7 +191,7 @@ class ResultsExtractor(KgComponent):
 
 def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
     """Give both ends of a range ("7-15x faster") the metric and delta flag one of them has."""
-    for a, b in zip(rows, rows[1:]):
+    for a, b in itertools.pairwise(rows):
         if _RANGE_GAP.fullmatch(text[a["end"] : b["start"]]) and a["unit"] == b["unit"]:
             for x, y in ((a, b), (b, a)):
                 if x["metric"] is None and y["metric"] is not None:
