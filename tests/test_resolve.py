@@ -332,3 +332,18 @@ def test_resolve_unnamed_proposals_stay_with_their_paper():
     assert "dataset:synthetic-dataset~a" in keys and "dataset:synthetic-dataset~b" in keys
     assert "dataset:synthetic-dataset" in keys
     assert {e.key: e.support for e in res.entities.values()}["dataset:synthset-dataset"] == 2
+
+
+def test_resolve_a_mapping_task_is_one_with_its_process_named():
+    res = _resolve(
+        ("a", [_mention("text-to-image generation", "Task")]),
+        ("b", [_mention("text-to-image generation", "Task")]),
+        ("c", [_mention("text-to-image", "Task")]),
+        ("d", [_mention("text-to-image retrieval", "Task")]),  # another task
+        ("e", [_mention("object detection", "Task")]),
+        ("f", [_mention("object", "Task")]),  # no mapping: nothing joins
+    )
+    support = {e.key: e.support for e in res.entities.values()}
+    assert support["task:text-to-image-generation"] == 3
+    assert support["task:text-to-image-retrieval"] == 1
+    assert support["task:object-detection"] == 1 and support["task:object"] == 1

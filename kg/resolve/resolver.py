@@ -215,6 +215,11 @@ NAMING_HEADS = frozenset(
 """Generic heads that name the thing itself ("Random Forest models", "BLEU score"), unlike
 "framework", "approach" or "system", which may name something made for it."""
 
+MAPPING_HEADS = frozenset({"generation", "synthesis", "translation", "conversion"})
+"""Process words after a mapping task's name that still name the same task
+("text-to-image" and "text-to-image generation", "text-to-speech synthesis"); retrieval
+is another task."""
+
 MEASURE_HEADS = frozenset({"score"})
 """Trailing words of measures whose removal still names the same measure ("F1 score")."""
 
@@ -376,7 +381,8 @@ def resolve_table(
       digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``)
       and whose other words are spellings of each other (:func:`_spelling_variants`);
     - **head word**: a name (with a capital or digit) and the same name with a generic
-      head word (``Dice score``, ``Dice``);
+      head word (``Dice score``, ``Dice``); a mapping task and the same with its process
+      named (``text-to-image``, ``text-to-image generation``);
     - **type vote**: a name (longer than an acronym) that papers give several types
       takes the type of at least :data:`TYPE_VOTE_SHARE` of them.
 
@@ -521,6 +527,14 @@ def resolve_table(
         # a one-word name keeps such a head (SPARROW); "X model" is X in more words too
         and (long[len(short) + 1 :] in NAMING_HEADS or " " not in named.get(short, " "))
     ]
+    # a mapping task is the same task with the process named ("text-to-image generation")
+    mapping = "|".join(sorted(MAPPING_HEADS))
+    headed += con.execute(
+        "SELECT b.raw_key, a.raw_key FROM kg_keys a JOIN kg_keys b ON a.type = b.type AND "
+        f"regexp_replace(a.raw_key, '-({mapping})$', '') = b.raw_key "
+        "WHERE a.type = 'Task' AND a.raw_key <> b.raw_key AND b.raw_key LIKE '%-to-%' "
+        "ORDER BY a.raw_key"
+    ).fetchall()
     support_of(k for keys in groups for k in keys)
     support_of(k for pair in headed for k in pair)
     papers_behind([k for keys in groups for k in keys[1:]] + [long for _, long in headed])
