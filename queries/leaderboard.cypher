@@ -10,5 +10,6 @@ WHERE (d.key = $dataset OR lower(d.name) = lower($dataset) OR $dataset IN d.alia
 OPTIONAL MATCH (r)-[:FOR_METHOD]->(m:Method)
 WITH r, d, p, m, CASE WHEN $lower_is_better THEN r.value ELSE 0 - r.value END AS rank_value
 RETURN coalesce(m.name, '') AS method, r.value AS value, r.unit AS unit,
-       r.metric_name AS metric, d.name AS dataset, p.paper_id AS paper
+       r.metric_name AS metric, d.name AS dataset, p.paper_id AS paper,
+       CASE WHEN r.own IS NULL THEN '' WHEN r.own THEN 'own' ELSE 'baseline' END AS reported_as
 ORDER BY rank_value, method, paper

@@ -165,3 +165,23 @@ def test_mention_scoring_on_hand_made_documents(tmp_path, nlp):
     ((_, pred),) = predicted_mentions(nlp, [MentionDoc("b", words)])
     spans = {" ".join(words[s:e]): t for s, e, t in pred}
     assert spans.get("BERT") == "Method" and spans.get("SQuAD") == "Dataset"
+
+
+def test_eval_scores_the_own_or_baseline_flag_of_results():
+    gold = dict(
+        GOLD, entities=[dict(e, proposed=e["name"] == "StrideNet") for e in GOLD["entities"]]
+    )
+    gold["results"] = GOLD["results"] + [
+        {"method": "ActionFormer", "dataset": "THUMOS14", "metric": "mAP", "value": 65.0}
+    ]
+    pred = dict(PRED, results=[
+        {"value": 71.4, "metric": "mAP", "own": True},  # right
+        {"value": 4.0, "metric": "speed", "own": False},  # wrong: StrideNet is proposed
+        {"value": 65.0, "metric": "mAP", "own": False},  # right: a baseline
+        {"value": 1.0, "metric": "mAP", "own": True},  # matches no gold row: not counted
+    ])  # fmt: skip
+    own = evaluate([gold], [pred])["results_own"]
+    assert (own["rows"], own["right"], own["own_gold"]) == (3, 2, 2)
+    assert "results own or baseline: 0.667 right on 3 rows" in format_table(
+        evaluate([gold], [pred])
+    )

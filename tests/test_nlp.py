@@ -495,6 +495,16 @@ def test_results_both_ends_of_a_range_share_metric_and_delta(nlp):
     assert rows[0]["metric"] == rows[1]["metric"] and rows[0]["delta"] and rows[1]["delta"]
 
 
+def test_results_say_whether_the_paper_s_own_method_or_a_baseline_reported_them(nlp):
+    text = (
+        "We propose FooNet, a sparse detector. FooNet reaches 60.2 AP on COCO, while DETR "
+        "reaches 55.1 AP. The numbers were 12.5% higher than expected."
+    )
+    doc = nlp(clean_text(text))
+    own = {r["value"]: r["own"] for r in doc._.kg_results}
+    assert own[60.2] is True and own[55.1] is False  # the nearest subject's number
+
+
 def test_results_skip_years_and_model_sizes(nlp):
     doc = nlp("In 2023 we trained a 7B model on 1,200 images.")
     assert doc._.kg_results == []

@@ -176,6 +176,7 @@ def test_example_answers_hand_checked(example_answers):
         "metric": "average success rate",
         "dataset": "LIBERO",
         "paper": _example_paper("GraspVLA"),
+        "reported_as": "own",  # GraspVLA is what its paper proposes
     }
     assert a["outperforms-transitive"].records() == [{"method": "StrideTAD", "hops": 1}]
     # "it outperforms CRD on CIFAR-100": CRD was run on CIFAR-100 as well

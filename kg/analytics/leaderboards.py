@@ -42,6 +42,7 @@ class LeaderboardRow:
     unit: str | None
     paper_id: str
     result: str
+    own: bool | None = None  # the paper's proposed method (True), a baseline (False)
 
 
 def _target(G: nx.MultiDiGraph, node: str, rtype: str) -> str | None:
@@ -78,6 +79,7 @@ def leaderboards(
                 unit=data.get("unit"),
                 paper_id=data.get("paper_id", ""),
                 result=node,
+                own=data.get("own"),
             )
         )
     out = {}

@@ -148,7 +148,9 @@ def _value(v: Any) -> float | None:
         return None
 
 
-def _results(pred: list[dict], gold: list[dict], with_metric: bool) -> tuple[int, int]:
+def _results(
+    pred: list[dict], gold: list[dict], with_metric: bool, pairs: list | None = None
+) -> tuple[int, int]:
     used: set[int] = set()
     matched = 0
     for row in pred:
@@ -161,8 +163,26 @@ def _results(pred: list[dict], gold: list[dict], with_metric: bool) -> tuple[int
                 continue
             used.add(k)
             matched += 1
+            if pairs is not None:
+                pairs.append((row, g))
             break
     return matched, len(used)
+
+
+def _own_flags(pairs: list[tuple[dict, dict]], gold_ents: list[dict], counts: dict) -> None:
+    """Count the result rows (matched by value) whose own/baseline flag is right: a gold
+    row is the paper's own when its method is an entity the paper proposes."""
+    proposed = {}
+    for e in gold_ents:
+        for form in [e["name"], *e.get("aliases", [])]:
+            proposed.setdefault(normalise_name(form), bool(e.get("proposed")))
+    for row, g in pairs:
+        if not g.get("method") or row.get("own") is None:
+            continue
+        gold_own = proposed.get(normalise_name(g["method"]), False)
+        counts["rows"] += 1
+        counts["right"] += row["own"] == gold_own
+        counts["own_gold"] += gold_own
 
 
 CONFIDENCE_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
@@ -177,6 +197,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
     rel_scores: dict[str, Score] = {}
     res, res_value = Score(), Score()
     at_confidence = {t: Score() for t in CONFIDENCE_THRESHOLDS}
+    own_counts = {"rows": 0, "right": 0, "own_gold": 0}
     missing, notes = [], []
     papers = 0
     for g in gold:
@@ -220,8 +241,10 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
             note["paper"] = paper
         m_pred, m_gold = _results(p["results"], g["results"], True)
         res.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
-        m_pred, m_gold = _results(p["results"], g["results"], False)
+        pairs: list[tuple[dict, dict]] = []
+        m_pred, m_gold = _results(p["results"], g["results"], False, pairs)
         res_value.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
+        _own_flags(pairs, g_ents, own_counts)
     rel_all = Score()
     for s in rel_scores.values():
         rel_all.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
@@ -236,6 +259,12 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
         "relations_at_confidence": {str(t): v.as_dict() for t, v in at_confidence.items()},
         "results": res.as_dict(),
         "results_value_only": res_value.as_dict(),
+        "results_own": {
+            **own_counts,
+            "accuracy": round(own_counts["right"] / own_counts["rows"], 4)
+            if own_counts["rows"]
+            else 0.0,
+        },
     }
     if explain:
         out["explain"] = notes
@@ -332,6 +361,12 @@ def format_table(scores: dict) -> str:
         row(f"  confidence >= {t}", s)
     row("results", scores["results"])
     row("results (value only)", scores["results_value_only"])
+    own = scores.get("results_own")
+    if own and own["rows"]:
+        lines.append(
+            f"results own or baseline: {own['accuracy']:.3f} right on {own['rows']} rows "
+            f"found with a method ({own['own_gold']} of them the paper's own)"
+        )
     lines.append(
         f"papers scored: {scores['papers']}, without a prediction: "
         f"{len(scores['papers_without_prediction'])}"

@@ -122,6 +122,8 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         yield s, RDF.type, MLS.ModelEvaluation
         yield s, MLS.hasValue, _decimal(data["value"])
         yield s, KGO.delta, Literal(bool(data["delta"]))
+        if data.get("own") is not None:
+            yield s, KGO.own, Literal(bool(data["own"]))
         yield s, KGO.confidence, _decimal(data["confidence"])
         if data.get("unit"):
             yield s, KGO.unit, Literal(data["unit"])

@@ -138,6 +138,7 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
                 "value": res["value"],
                 "unit": res["unit"],
                 "delta": res["delta"],
+                "own": res.get("own"),
                 "metric_name": res["metric"],
                 "condition": res["condition"],
                 "paper_id": pid,

@@ -67,6 +67,7 @@ NODE_PROPERTIES: dict[str, dict[str, str]] = {
         "value": "DOUBLE",
         "unit": "STRING",
         "delta": "BOOLEAN",
+        "own": "BOOLEAN",
         "metric_name": "STRING",
         "condition": "STRING",
         "paper_id": "STRING",

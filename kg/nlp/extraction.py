@@ -64,6 +64,7 @@ class ResultMention:
     sentence: int
     rule: str
     confidence: float
+    own: bool | None = None  # the paper's proposed method's (True), a baseline's (False)
 
 
 @dataclass

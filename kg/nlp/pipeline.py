@@ -165,6 +165,7 @@ def _mapped_result(r: dict, where: tuple[int, int], ref) -> ResultMention:
         sentence=r["sentence"],
         rule=r["rule"],
         confidence=r["confidence"],
+        own=r.get("own"),
     )
 
 

@@ -10,7 +10,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from kg.nlp.component import KgComponent
-from kg.nlp.extensions import ENTITY_SPANS, doc_data
+from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.proposals import proposed_method
 
 __all__ = ["ResultsExtractor", "parse_number", "find_numbers"]
@@ -105,7 +105,8 @@ class ResultsExtractor(KgComponent):
     Reads ``doc.spans["kg_entities"]`` and ``doc._.kg_proposed``; writes
     ``doc._.kg_results``: one dict per number with a unit or a metric, holding
     value, unit, delta, metric (text and char span), the char spans of the method,
-    data set and task it is reported for, and provenance.
+    data set and task it is reported for, ``own`` (True: the method is what the paper
+    proposes; False: a baseline; None: no method), and provenance.
     """
 
     def __init__(self, nlp: Language, name: str, *, max_gap: int = 8, number_parser=parse_number):
@@ -116,6 +117,7 @@ class ResultsExtractor(KgComponent):
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
         main = proposed_method(doc, mentions)
+        own = _own_names(doc, mentions, main)
         results = doc_data(doc, "kg_results")
         text = doc.text  # joined from the tokens on each access, so read once
         for sent_index, sent in enumerate(doc.sents):
@@ -126,6 +128,7 @@ class ResultsExtractor(KgComponent):
                     text, sent, sent_index, in_sent, main, start, end, sign, number, unit
                 )
                 if row is not None:
+                    row["own"] = _is_own(row, text, own)
                     rows.append(row)
             results.extend(_ranges_shared(rows, text))
 
@@ -189,6 +192,32 @@ class ResultsExtractor(KgComponent):
         }
 
 
+def _own_names(doc: Doc, mentions: list[Span], main: Span | None) -> set[str]:
+    """The names (lower case) of what the paper proposes: its proposed Method mentions,
+    the main one, and the long forms or acronyms defined with them."""
+    proposed = {(s, e) for s, e, _ in doc_data(doc, "kg_proposed")}
+    found = [m for m in mentions if m.label_ == "Method" and (m.start_char, m.end_char) in proposed]
+    if main is not None:
+        found.append(main)
+    info = doc_data(doc, "kg_mention_info")
+    names = {m.text.lower() for m in found}
+    groups = {info.get(mention_key(m), {}).get("group") for m in found} - {None}
+    for m in mentions:  # the acronym of a proposed long form, or the long form of one
+        group = info.get(mention_key(m), {}).get("group")
+        if group in groups or m.text in groups:
+            names.add(m.text.lower())
+    return names | {g.lower() for g in groups}
+
+
+def _is_own(row: dict, text: str, own: set[str]) -> bool | None:
+    """Whether a result is the paper's own (its method is what the paper proposes), a
+    baseline's (another method), or unknown (no method)."""
+    if row["method_span"] is None:
+        return None
+    start, end = row["method_span"]
+    return text[start:end].lower() in own
+
+
 def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
     """Give both ends of a range ("7-15x faster") the metric and delta flag one of them has."""
     for a, b in itertools.pairwise(rows):
@@ -204,7 +233,7 @@ def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
 def _reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span | None:
     """The method a number belongs to: the sentence's subject, the paper's own, or the nearest."""
     methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
-    for m in methods:
+    for m in reversed(methods):  # the nearest subject: "A reaches 60.2, while B reaches 55.1"
         if m.root.dep_ in {"nsubj", "nsubjpass"} or (
             m.root.dep_ in {"conj", "appos", "compound"} and m.root.head.dep_ == "nsubj"
         ):

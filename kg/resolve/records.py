@@ -124,6 +124,7 @@ def paper_record(
                 "value": res.value,
                 "unit": res.unit,
                 "delta": res.delta,
+                "own": res.own if method_id else None,
                 "metric": metric_name or res.metric,
                 "metric_id": metric_id,
                 "method": method,
