@@ -44,9 +44,10 @@ def _paper(G, pid: str, mentions: list[str], year: int | None = None, relations=
     add_paper(G, record)
 
 
-def _result(rid, value, method, dataset, metric, delta=False):
+def _result(rid, value, method, dataset, metric, delta=False, change=None, own=None):
     return {
         "id": rid, "value": value, "unit": "%", "delta": delta, "metric": metric,
+        "change": change, "own": own,
         "metric_id": None, "method_id": method, "dataset_id": dataset, "task_id": None,
         "condition": None, "confidence": 0.9,
         "evidence": {"sentence": 0, "text": "Some text.", "start": 0, "end": 4, "rule": "t"},
@@ -110,6 +111,29 @@ def test_leaderboards_best_first_with_direction(G):
     assert direction == "lower"
     assert [(r.method, r.value) for r in rows] == [("Beta", 7.5), ("Alpha", 9.5)]
     assert A.metric_direction("perplexity") == "lower" and A.metric_direction("BLEU") == "higher"
+
+
+def test_a_leaderboard_orders_by_the_way_the_graph_s_papers_move_the_metric():
+    """No list or corpus knows "zorp quux": three papers claim to lower it (one baseline raised
+    it, which does not count), so its leaderboard is lowest first."""
+    G = new_graph()
+    _entity(G, "m:a", "Alpha", 1)
+    _entity(G, "m:b", "Beta", 1)
+    _entity(G, "d:D", "DataSet-1", 1)
+    _paper(G, "p1", ["m:a", "d:D"], 2024, results=[
+        _result("r1", 3.5, "m:a", "d:D", "zorp quux"),
+        _result("r2", 1.2, "m:a", "d:D", "zorp quux", delta=True, change="down", own=True),
+        _result("r3", 9.0, "m:b", "d:D", "zorp quux", delta=True, change="up", own=False),
+    ])  # fmt: skip
+    for pid in ("p2", "p3"):
+        _paper(G, pid, ["m:b", "d:D"], 2024, results=[
+            _result(f"{pid}-r", 2.0, "m:b", "d:D", "zorp quux"),
+            _result(f"{pid}-d", 0.4, "m:b", "d:D", "zorp quux", delta=True, change="down"),
+        ])  # fmt: skip
+    assert A.learn_directions(G) == {"zorp quux": (0, 3)}
+    assert A.metric_direction("zorp quux") == "higher"  # nothing known without the graph
+    direction, rows = A.leaderboards(G)[("DataSet-1", "zorp quux")]
+    assert direction == "lower" and [r.value for r in rows] == [2.0, 2.0, 3.5]
 
 
 def test_lineage_and_outperforms(G):

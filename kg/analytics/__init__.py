@@ -12,7 +12,12 @@ from kg.analytics.curation import (
     papers_without_entities,
     single_paper_entities,
 )
-from kg.analytics.leaderboards import LeaderboardRow, leaderboards, metric_direction
+from kg.analytics.leaderboards import (
+    LeaderboardRow,
+    leaderboards,
+    learn_directions,
+    metric_direction,
+)
 from kg.analytics.lineage import Outperformance, method_lineage, outperforms_summary
 from kg.analytics.ranking import RankedEntity, degree_histogram, entities, top_entities
 from kg.analytics.trends import Trend, trends
@@ -29,6 +34,7 @@ __all__ = [
     "degree_histogram",
     "entities",
     "leaderboards",
+    "learn_directions",
     "likely_duplicates",
     "method_lineage",
     "metric_direction",

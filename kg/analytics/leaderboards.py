@@ -2,33 +2,107 @@
 
 from __future__ import annotations
 
-import re
+import csv
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import networkx as nx
 
-__all__ = ["LeaderboardRow", "comparable_rows", "leaderboards", "metric_direction"]
+from kg.resolve.keys import normalise_name
 
-_LOWER = re.compile(
-    r"\b(error|errors|loss|perplexity|ppl|wer|cer|ter|fid|kid|mae|mse|rmse|rmsle|nll|eer|"
-    r"latency|runtime|inference time|distance|divergence|abs ?rel|sq ?rel|chamfer|"
-    r"miss rate|false positive rate|fpr|bits per|bpc|bpd|regret|ece|epe|ade|fde|lpips|"
-    r"memory|flops|params|parameters)\b",
-    re.IGNORECASE,
-)
+__all__ = [
+    "LeaderboardRow",
+    "comparable_rows",
+    "learn_directions",
+    "leaderboards",
+    "metric_direction",
+]
+
+DIRECTION_SHARE = 0.7
+"""The share of the papers claiming a change for a metric that must agree on its way
+before the metric is ordered by it."""
+
+Votes = dict[str, tuple[int, int]]
+"""Papers that raised and that lowered each metric (normalised name) in a claimed change."""
 
 
-def metric_direction(name: str | None) -> str:
-    """Return ``"lower"`` when a smaller value of the metric ``name`` is better, else ``"higher"``.
+@lru_cache(maxsize=1)
+def shipped_directions() -> Votes:
+    """The changes papers of the shared corpus claim per metric
+    (``kg/analytics/data/metric_directions.tsv``, made by scripts/learn_directions.py)."""
+    path = Path(__file__).with_name("data") / "metric_directions.tsv"
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {
+            r["metric"]: (int(r["up"]), int(r["down"])) for r in csv.DictReader(fh, delimiter="\t")
+        }
+
+
+def learn_directions(G: nx.MultiDiGraph) -> Votes:
+    """Count, per metric, the papers of ``G`` whose claimed change raised it and those
+    whose claim lowered it (Result nodes with ``change``; a baseline's changes do not
+    count): "reduces FID by 2.1" is a vote for lower FID."""
+    votes: dict[str, tuple[set, set]] = defaultdict(lambda: (set(), set()))
+    for node, data in G.nodes(data=True):
+        if data.get("label") != "Result" or data.get("change") not in ("up", "down"):
+            continue
+        if data.get("own") is False:
+            continue
+        metric_node = _target(G, node, "MEASURED_BY")
+        name = G.nodes[metric_node]["name"] if metric_node else data.get("metric_name")
+        if name:
+            up, down = votes[normalise_name(name)]
+            (up if data["change"] == "up" else down).add(data.get("paper_id", node))
+    return {m: (len(up), len(down)) for m, (up, down) in votes.items()}
+
+
+def metric_direction(name: str | None, learned: Votes | None = None) -> str:
+    """Return ``"lower"`` when a smaller value of the metric ``name`` is better, else
+    ``"higher"``, as the changes papers claim say: this graph's (``learned``) and the
+    shared corpus's, for the name, else for its words ("word error rate" by "error");
+    a metric nothing decides is higher-is-better.
 
     Examples
     --------
-    >>> metric_direction("word error rate (WER)"), metric_direction("top-1 accuracy")
+    >>> metric_direction("word error rate"), metric_direction("top-1 accuracy")
     ('lower', 'higher')
+    >>> metric_direction("zorp", {"zorp": (0, 3)})
+    'lower'
     """
-    return "lower" if name and _LOWER.search(name) else "higher"
+    if not name:
+        return "higher"
+    votes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for table in (shipped_directions(), learned or {}):
+        for metric, (up, down) in table.items():
+            votes[metric][0] += up
+            votes[metric][1] += down
+    norm = normalise_name(name)
+    found = _decided(votes.get(norm, (0, 0)), min_papers=1)
+    if found:
+        return found
+    words: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for metric, (up, down) in votes.items():
+        for word in set(metric.split()):
+            words[word][0] += up
+            words[word][1] += down
+    up = sum(words[w][0] for w in set(norm.split()) if w in words and _decided(words[w], 3))
+    down = sum(words[w][1] for w in set(norm.split()) if w in words and _decided(words[w], 3))
+    return _decided((up, down), min_papers=3) or "higher"
+
+
+def _decided(votes, min_papers: int) -> str | None:
+    up, down = votes
+    if up + down < min_papers:
+        return None
+    if down >= DIRECTION_SHARE * (up + down):
+        return "lower"
+    if up >= DIRECTION_SHARE * (up + down):
+        return "higher"
+    return None
 
 
 @dataclass(frozen=True)
@@ -83,10 +157,11 @@ def leaderboards(
             )
         )
     out = {}
+    learned = learn_directions(G)
     for (dataset, metric), rows in sorted(boards.items()):
         if len(rows) < min_rows:
             continue
-        direction = metric_direction(metric)
+        direction = metric_direction(metric, learned)
         sign = 1 if direction == "lower" else -1
         rows.sort(key=lambda r: (sign * r.value, r.method or "", r.paper_id))
         out[(dataset, metric)] = (direction, rows)

@@ -124,6 +124,8 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         yield s, KGO.delta, Literal(bool(data["delta"]))
         if data.get("own") is not None:
             yield s, KGO.own, Literal(bool(data["own"]))
+        if data.get("change"):
+            yield s, KGO.change, Literal(data["change"])
         yield s, KGO.confidence, _decimal(data["confidence"])
         if data.get("unit"):
             yield s, KGO.unit, Literal(data["unit"])

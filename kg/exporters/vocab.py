@@ -45,6 +45,7 @@ class KGO(DefinedNamespace):
     unit: URIRef  # unit of a result value
     delta: URIRef  # the result is an improvement or reduction
     own: URIRef  # the result is the paper's own method's (true) or a baseline's (false)
+    change: URIRef  # which way a delta went as the text says: "up" or "down"
     condition: URIRef  # qualifier a result depends on
     foldedName: URIRef  # the preferred label in lower case, for lookups in any case
     support: URIRef  # number of papers behind an entity or assertion

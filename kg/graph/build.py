@@ -139,6 +139,7 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
                 "unit": res["unit"],
                 "delta": res["delta"],
                 "own": res.get("own"),
+                "change": res.get("change"),
                 "metric_name": res["metric"],
                 "condition": res["condition"],
                 "paper_id": pid,

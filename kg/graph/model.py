@@ -68,6 +68,7 @@ NODE_PROPERTIES: dict[str, dict[str, str]] = {
         "unit": "STRING",
         "delta": "BOOLEAN",
         "own": "BOOLEAN",
+        "change": "STRING",
         "metric_name": "STRING",
         "condition": "STRING",
         "paper_id": "STRING",

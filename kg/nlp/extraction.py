@@ -65,6 +65,7 @@ class ResultMention:
     rule: str
     confidence: float
     own: bool | None = None  # the paper's proposed method's (True), a baseline's (False)
+    change: str | None = None  # a delta's direction as the text says: "up" or "down"
 
 
 @dataclass

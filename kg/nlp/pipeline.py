@@ -166,6 +166,7 @@ def _mapped_result(r: dict, where: tuple[int, int], ref) -> ResultMention:
         rule=r["rule"],
         confidence=r["confidence"],
         own=r.get("own"),
+        change=r.get("change"),
     )
 
 

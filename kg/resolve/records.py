@@ -125,6 +125,7 @@ def paper_record(
                 "unit": res.unit,
                 "delta": res.delta,
                 "own": res.own if method_id else None,
+                "change": res.change,
                 "metric": metric_name or res.metric,
                 "metric_id": metric_id,
                 "method": method,
