@@ -2,7 +2,7 @@
 // Answers: Which methods report the best scores for a metric on a dataset (Result nodes, best first)?
 // Param: $dataset e.g. "ImageNet" -- a Dataset name, alias or key
 // Param: $metric = "" -- part of the metric name, e.g. "accuracy"; empty for every metric
-// Param: $lower_is_better = false -- true for errors, losses and other lower-is-better metrics
+// Param: $lower_is_better = false -- true for errors, losses and other lower-is-better metrics; kg query sets it from the way papers move $metric (learned) unless given
 MATCH (p:Paper)-[:REPORTS]->(r:Result)-[:ON_DATASET]->(d:Dataset)
 WHERE (d.key = $dataset OR lower(d.name) = lower($dataset) OR $dataset IN d.aliases)
   AND r.delta = false

@@ -459,3 +459,16 @@ def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     with pytest.raises(KgError, match="storage type 'fwd'"):
         forward.run("MATCH (p:Paper)-[:MENTIONS]-(e:Dataset) RETURN count(*)")
     full.run("MATCH (p:Paper)-[:MENTIONS]-(e:Dataset) RETURN count(*)")
+
+
+def test_a_leaderboard_is_ordered_the_way_papers_move_its_metric_unless_told():
+    from kg.query import with_learned_direction
+
+    q = get_query("leaderboard")
+    fid = with_learned_direction(q, {"dataset": "CIFAR-10", "metric": "FID"})
+    assert fid["lower_is_better"] is True  # the shared corpus's papers lower FID
+    acc = with_learned_direction(q, {"dataset": "CIFAR-10", "metric": "accuracy"})
+    assert acc["lower_is_better"] is False
+    told = with_learned_direction(q, {"dataset": "X", "metric": "FID", "lower_is_better": False})
+    assert told["lower_is_better"] is False
+    assert "lower_is_better" not in with_learned_direction(q, {"dataset": "X"})

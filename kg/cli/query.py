@@ -20,6 +20,7 @@ from kg.query import (
     list_queries,
     resolve_papers,
     unknown_names,
+    with_learned_direction,
 )
 
 from ._output import FORMATS, parse_params, print_rows, print_saved_queries, stderr
@@ -67,7 +68,7 @@ def query(
     if show:  # the Cypher alone: no parameters or database needed
         print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
         return
-    params = saved.bind(parse_params(param or [], saved.examples()))
+    params = saved.bind(with_learned_direction(saved, parse_params(param or [], saved.examples())))
     if not use_neo4j and db is None:
         if not (Path("kg-out") / "graph.lbdb").exists():
             raise typer.BadParameter(

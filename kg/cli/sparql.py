@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kg.errors import KgError
+from kg.query import with_learned_direction
 from kg.query.sparql import (
     SparqlEngine,
     list_sparql_queries,
@@ -82,7 +83,9 @@ def sparql(
         if show and not param:
             print(saved.text, end="")
             return
-        params = saved.bind(parse_params(param or [], saved.examples()))
+        params = saved.bind(
+            with_learned_direction(saved, parse_params(param or [], saved.examples()))
+        )
         if show:
             print(render_query(saved.text, params), end="")
             return

@@ -229,3 +229,15 @@ def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> 
         f"no results on {dataset!r} with a metric containing {params.get('metric')!r}; "
         f"its results are reported with: {metrics}"
     )
+
+
+def with_learned_direction(query: SavedQuery, given: dict[str, Any]) -> dict[str, Any]:
+    """Return the parameters the user ``given``, with a leaderboard's ``lower_is_better``
+    taken from the way papers move its metric (:func:`kg.analytics.metric_direction`,
+    learned from the shared corpus) when the user named a metric and did not say."""
+    names = {p.name for p in query.params}
+    if "lower_is_better" not in names or "lower_is_better" in given or not given.get("metric"):
+        return given
+    from kg.analytics.leaderboards import metric_direction
+
+    return {**given, "lower_is_better": metric_direction(str(given["metric"])) == "lower"}
