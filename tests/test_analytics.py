@@ -136,6 +136,24 @@ def test_a_leaderboard_orders_by_the_way_the_graph_s_papers_move_the_metric():
     assert direction == "lower" and [r.value for r in rows] == [2.0, 2.0, 3.5]
 
 
+def test_a_leaderboard_ranks_one_unit_and_one_row_per_paper_method_and_condition():
+    G = new_graph()
+    _entity(G, "m:a", "Alpha", 1)
+    _entity(G, "d:D", "DataSet-1", 1)
+    fraction = dict(_result("r3", 0.91, "m:a", "d:D", "accuracy"), unit=None)
+    _paper(G, "p1", ["m:a", "d:D"], 2024, results=[
+        _result("r1", 80.0, "m:a", "d:D", "accuracy"),
+        _result("r2", 78.0, "m:a", "d:D", "accuracy"),  # the same paper and method: 80 kept
+        dict(_result("r4", 60.0, "m:a", "d:D", "accuracy"), condition="1% labels"),
+        fraction,
+    ])  # fmt: skip
+    boards = A.leaderboards(G)
+    _, rows = boards[("DataSet-1", "accuracy")]
+    assert [(r.value, r.condition) for r in rows] == [(80.0, None), (60.0, "1% labels")]
+    _, rows = boards[("DataSet-1", "accuracy [no unit]")]
+    assert [r.value for r in rows] == [0.91]
+
+
 def test_lineage_and_outperforms(G):
     assert A.method_lineage(G, "m:a") == [["m:a", "m:b", "m:c"]]
     assert A.method_lineage(G, "m:c", direction="used_by") == [["m:c", "m:b", "m:a"]]

@@ -117,6 +117,7 @@ class LeaderboardRow:
     paper_id: str
     result: str
     own: bool | None = None  # the paper's proposed method (True), a baseline (False)
+    condition: str | None = None  # what the number depends on ("1% labeled data")
 
 
 def _target(G: nx.MultiDiGraph, node: str, rtype: str) -> str | None:
@@ -132,7 +133,11 @@ def leaderboards(
     """Return {(dataset, metric): (direction, rows best first)} from the graph's Result nodes.
 
     Only absolute results count (not deltas such as "+2.1 points"); a result needs a
-    dataset and a metric. ``direction`` is ``metric_direction(metric)``.
+    dataset and a metric. ``direction`` is ``metric_direction(metric)``, with the changes
+    this graph's papers claim. Values of different units are never ranked together: the
+    most common unit's rows keep the (dataset, metric) board, the others get boards of
+    their own (``"accuracy [no unit]"``); each board keeps one row per paper, method and
+    condition, its best.
     """
     boards: dict[tuple[str, str], list[LeaderboardRow]] = defaultdict(list)
     for node, data in G.nodes(data=True):
@@ -154,17 +159,24 @@ def leaderboards(
                 paper_id=data.get("paper_id", ""),
                 result=node,
                 own=data.get("own"),
+                condition=data.get("condition"),
             )
         )
     out = {}
     learned = learn_directions(G)
     for (dataset, metric), rows in sorted(boards.items()):
-        if len(rows) < min_rows:
-            continue
         direction = metric_direction(metric, learned)
         sign = 1 if direction == "lower" else -1
-        rows.sort(key=lambda r: (sign * r.value, r.method or "", r.paper_id))
-        out[(dataset, metric)] = (direction, rows)
+        units = Counter(r.unit for r in rows)
+        for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):
+            best: dict[tuple, LeaderboardRow] = {}
+            for r in sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id)):
+                if r.unit == unit:  # one row per paper, method and condition: its best
+                    best.setdefault((r.paper_id, r.method, r.condition), r)
+            kept = list(best.values())
+            if len(kept) >= min_rows:
+                name = metric if rank == 0 else f"{metric} [{unit or 'no unit'}]"
+                out[(dataset, name)] = (direction, kept)
     return out
 
 
