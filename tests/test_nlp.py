@@ -660,7 +660,7 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
         "Jailbreak attacks threaten LLMs. Our attack reaches an attack success rate (ASR) "
         "of 95% on AdvBench and a score of 85.1 with a latency of 20 ms, and the ASR stays "
         "high with a high-precision filter. End-to-end (E2E) driving also benefits, and "
-        "E2E planners improve."
+        "E2E planners improve. The depth head reaches a mean error (ME) of 3.1 on KITTI."
     )
     empty = {"Method": 0, "Task": 0, "Dataset": 0, "Metric": 0}
     rows = {
@@ -670,6 +670,8 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
         number_form("latency"): (20, {**empty, "Metric": 15}),
         "asr": (20, {**empty, "Task": 16, "Metric": 2}),
         "end to end": (60, empty),
+        "mean error": (50, empty),  # a term beside its number, and so its acronym
+        number_form("mean error"): (20, empty),
     }
     stats = tmp_path / "phrase_stats.tsv"
     write_phrase_stats(rows, stats)
@@ -682,9 +684,11 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     assert found.get("latency") == "Metric"
     assert found.get("ASR") == found.get("attack success rate") == "Metric"
     assert "E2E" not in found and "End-to-end" not in found
+    assert "mean error" not in found and found.get("ME") in (None, "Metric")
     by_value = {r.value: r for r in extraction.results}
     assert by_value[85.1].metric == "score" and by_value[85.1].metric_mention is None
     assert by_value[95.0].metric_mention is not None
+    assert by_value[3.1].metric in ("ME", "mean error")
 
 
 def test_a_version_number_after_a_name_is_part_of_it(nlp):
