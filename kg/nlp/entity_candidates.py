@@ -382,12 +382,7 @@ class CandidateFinder:
         ):
             return True  # NYU Depth V2
         if _VERSION.match(tok.text) and tok.text[:1].isdigit():
-            if not prev.whitespace_ or tok.text[-1:] in "BMKbmk" or "." in tok.text:
-                return True
-            after = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
-            # "SAM 2", "RTX 4090": a number naming a version, not counting what follows
-            # ("ImageNet 1000 classes")
-            return tok.text.isdigit() and not (after is not None and after.tag_ in {"NNS", "NNPS"})
+            return not prev.whitespace_ or tok.text[-1:] in "BMKbmk" or "." in tok.text
         return False
 
     def _name_token(self, tok) -> bool:
