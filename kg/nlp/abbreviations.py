@@ -37,13 +37,8 @@ def is_short_form(text: str) -> bool:
     return any(ch.isupper() for ch in text) or "." in text
 
 
-_SPOKEN_DIGIT = re.compile(r"(?<=[A-Za-z])[24](?=[A-Za-z])")
-"""A 2 or 4 between letters that stands for "to" or "for" ("E2E": end-to-end, "T2I")."""
-
-
 def find_long_form(short: str, before: str) -> int | None:
     """Return the offset in ``before`` where the long form of ``short`` starts, or None.
-    A 2 or a 4 between letters may stand for "to" or "for" (``E2E``: "end-to-end").
 
     Examples
     --------
@@ -52,18 +47,7 @@ def find_long_form(short: str, before: str) -> int | None:
     'Low-Rank Adaptation'
     >>> find_long_form("TAD", "nothing to see ") is None
     True
-    >>> text = "recent End-to-end "
-    >>> text[find_long_form("E2E", text):].strip()
-    'End-to-end'
     """
-    found = _long_form_start(short, before)
-    spoken = _SPOKEN_DIGIT.sub(lambda m: "t" if m.group() == "2" else "f", short)
-    if found is None and spoken != short:
-        found = _long_form_start(spoken, before)
-    return found
-
-
-def _long_form_start(short: str, before: str) -> int | None:
     chars = [ch.lower() for ch in short if ch.isalnum()]
     if not chars:
         return None
