@@ -649,9 +649,8 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     """A measure the annotators never take, not even beside a number ("score"), is no
     entity but still names a result's metric; one they take beside numbers (latency)
     stays an entity; a hyphenated adjective in front of a noun is no metric; an
-    acronym's record, which mixes its meanings, does not retype its long form; an
-    acronym defined in the paper ("end-to-end (E2E)", a 2 for "to") is what its long
-    form is (here no entity), not the data set a list names so."""
+    acronym's record, which mixes its meanings, does not retype its long form; a
+    term's acronym keeps a real type."""
     from kg.nlp import load_pipeline
     from kg.nlp.pipeline import doc_to_extraction
     from kg.nlp.vocabulary import number_form, write_phrase_stats
@@ -659,8 +658,8 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     text = (
         "Jailbreak attacks threaten LLMs. Our attack reaches an attack success rate (ASR) "
         "of 95% on AdvBench and a score of 85.1 with a latency of 20 ms, and the ASR stays "
-        "high with a high-precision filter. End-to-end (E2E) driving also benefits, and "
-        "E2E planners improve. The depth head reaches a mean error (ME) of 3.1 on KITTI."
+        "high with a high-precision filter. The depth head reaches a mean error (ME) of 3.1 "
+        "on KITTI."
     )
     empty = {"Method": 0, "Task": 0, "Dataset": 0, "Metric": 0}
     rows = {
@@ -669,7 +668,6 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
         "latency": (60, {**empty, "Metric": 4}),
         number_form("latency"): (20, {**empty, "Metric": 15}),
         "asr": (20, {**empty, "Task": 16, "Metric": 2}),
-        "end to end": (60, empty),
         "mean error": (50, empty),  # a term beside its number, and so its acronym
         number_form("mean error"): (20, empty),
     }
@@ -683,7 +681,6 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     assert "score" not in found and "high-precision" not in found
     assert found.get("latency") == "Metric"
     assert found.get("ASR") == found.get("attack success rate") == "Metric"
-    assert "E2E" not in found and "End-to-end" not in found
     assert "mean error" not in found and found.get("ME") in (None, "Metric")
     by_value = {r.value: r for r in extraction.results}
     assert by_value[85.1].metric == "score" and by_value[85.1].metric_mention is None
