@@ -73,25 +73,43 @@ def metric_direction(name: str | None, learned: Votes | None = None) -> str:
     >>> metric_direction("zorp", {"zorp": (0, 3)})
     'lower'
     """
-    if not name:
-        return "higher"
-    votes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for table in (shipped_directions(), learned or {}):
-        for metric, (up, down) in table.items():
-            votes[metric][0] += up
-            votes[metric][1] += down
-    norm = normalise_name(name)
-    found = _decided(votes.get(norm, (0, 0)), min_papers=1)
-    if found:
-        return found
-    words: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for metric, (up, down) in votes.items():
-        for word in set(metric.split()):
-            words[word][0] += up
-            words[word][1] += down
-    up = sum(words[w][0] for w in set(norm.split()) if w in words and _decided(words[w], 3))
-    down = sum(words[w][1] for w in set(norm.split()) if w in words and _decided(words[w], 3))
-    return _decided((up, down), min_papers=3) or "higher"
+    directions = _Directions(learned) if learned else _shipped_only()
+    return directions.of(name)
+
+
+class _Directions:
+    """The votes per metric name and per word, summed once over the shipped table and
+    a graph's own (``learned``), for many :meth:`of` calls."""
+
+    def __init__(self, learned: Votes | None = None) -> None:
+        votes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for table in (shipped_directions(), learned or {}):
+            for metric, (up, down) in table.items():
+                votes[metric][0] += up
+                votes[metric][1] += down
+        words: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for metric, (up, down) in votes.items():
+            for word in set(metric.split()):
+                words[word][0] += up
+                words[word][1] += down
+        self.votes, self.words = dict(votes), dict(words)
+
+    def of(self, name: str | None) -> str:
+        if not name:
+            return "higher"
+        norm = normalise_name(name)
+        found = _decided(self.votes.get(norm, (0, 0)), min_papers=1)
+        if found:
+            return found
+        known = [self.words[w] for w in set(norm.split()) if w in self.words]
+        decided = [v for v in known if _decided(v, 3)]
+        up, down = sum(v[0] for v in decided), sum(v[1] for v in decided)
+        return _decided((up, down), min_papers=3) or "higher"
+
+
+@lru_cache(maxsize=1)
+def _shipped_only() -> _Directions:
+    return _Directions()
 
 
 def _decided(votes, min_papers: int) -> str | None:
@@ -163,9 +181,9 @@ def leaderboards(
             )
         )
     out = {}
-    learned = learn_directions(G)
+    directions = _Directions(learn_directions(G))
     for (dataset, metric), rows in sorted(boards.items()):
-        direction = metric_direction(metric, learned)
+        direction = directions.of(metric)
         sign = 1 if direction == "lower" else -1
         units = Counter(r.unit for r in rows)
         for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):
