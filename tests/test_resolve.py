@@ -112,8 +112,8 @@ def test_resolve_fuzzy_merges_near_duplicates_but_not_across_types_or_versions()
     assert any(m.reason.startswith("fuzzy") for m in res.merges)
 
 
-def _resolve(*papers):
-    r = Resolver()
+def _resolve(*papers, long_forms=None):
+    r = Resolver(long_forms=long_forms)
     for pid, mentions in papers:
         r.add(local_entities(_paper(pid, *mentions)), pid)
     return r.resolve()
@@ -347,3 +347,38 @@ def test_resolve_a_mapping_task_is_one_with_its_process_named():
     assert support["task:text-to-image-generation"] == 3
     assert support["task:text-to-image-retrieval"] == 1
     assert support["task:object-detection"] == 1 and support["task:object"] == 1
+
+
+def test_resolve_acronyms_that_stand_for_one_long_form_are_one_entity():
+    long = "quantised wobble transfer rate"  # what the (made-up) acronyms spell out
+    forms = {"QWTR": (long, 9, 10), "WT-QR": (long, 3, 3), "QW": ("quantised wobble", 5, 5)}
+    res = _resolve(
+        ("a", [_mention("QWTR", "Metric")]),
+        ("b", [_mention("QWTR", "Metric")]),
+        ("c", [_mention("WT-QR", "Metric")]),
+        ("e", [_mention("QW", "Metric")]),
+        long_forms=forms,
+    )
+    keys = {e.key: e for e in res.entities.values()}
+    assert keys["metric:qwtr"].support == 3 and "metric:wt-qr" not in keys
+    assert "metric:qw" in keys  # another long form
+    (merge,) = res.merges
+    assert merge.rule == "acronym" and merge.source == "metric:wt-qr" and long in merge.reason
+    assert not _resolve(("a", [_mention("QWTR", "Metric")]), ("c", [_mention("WT-QR", "Metric")]),
+                        long_forms={}).merges  # fmt: skip
+
+
+def test_learned_long_forms_need_a_majority_and_spell_out_inner_acronyms():
+    from collections import Counter
+
+    from kg.resolve.acronyms import majority_long_forms
+
+    table = majority_long_forms(
+        {
+            "ZB": Counter({"zeta beta": 3}),
+            "AZB": Counter({"alpha zb": 2, "alpha zeta beta": 1, "another zone bit": 1}),
+            "QQ": Counter({"quick quiz": 1, "quiet quest": 1}),  # no majority
+            "RR": Counter({"rapid rise": 1}),  # one definition
+        }
+    )
+    assert table == {"AZB": ("alpha zeta beta", 3, 4), "ZB": ("zeta beta", 3, 3)}

@@ -64,6 +64,30 @@ def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
         assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
 
 
+def test_shipped_acronym_table_is_what_learn_acronyms_builds(tmp_path):
+    abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    out = tmp_path / "acronyms.tsv"
+    _run("scripts/learn_acronyms.py", "--abstracts", str(abstracts), "--out", str(out))
+    shipped = ROOT / "kg" / "resolve" / "data" / "acronyms.tsv"
+    assert out.read_bytes() == shipped.read_bytes()
+
+
+def test_learn_acronyms_reads_definitions_with_parts_in_either_order():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from learn_acronyms import definitions
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    text = (
+        "We report the area under the zeta quux curve (ZQ-AUC), the Mean Wobble "
+        "Error (MWE) and the rate of things (RQT)."
+    )
+    assert definitions(text) == [
+        ("MWE", "mean wobble error"),
+        ("ZQ-AUC", "area under zeta quux curve"),
+    ]
+
+
 def test_shipped_classifier_is_what_train_builds(tmp_path):
     out = tmp_path / "entity_classifier.json"
     said = _run("scripts/train_entities.py", *_training_inputs(silver=True), "--out", str(out))

@@ -15,7 +15,13 @@ from spacy.tokens import Doc
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import doc_data
 
-__all__ = ["AbbreviationDetector", "find_long_form", "is_short_form", "find_abbreviations"]
+__all__ = [
+    "AbbreviationDetector",
+    "find_abbreviations",
+    "find_long_form",
+    "is_short_form",
+    "paren_short_forms",
+]
 
 _PAREN = re.compile(r"\(([^()]{1,20})\)")
 _SHORT_FIRST = re.compile(r"(?<![\w-])([A-Za-z][\w.-]{1,9}) \(([^()]{5,120})\)")
@@ -37,8 +43,11 @@ def is_short_form(text: str) -> bool:
     return any(ch.isupper() for ch in text) or "." in text
 
 
-def find_long_form(short: str, before: str) -> int | None:
+def find_long_form(short: str, before: str, max_words: int | None = None) -> int | None:
     """Return the offset in ``before`` where the long form of ``short`` starts, or None.
+
+    The long form is sought among the last ``max_words`` words (by default as many as
+    Schwartz & Hearst allow for the short form's length).
 
     Examples
     --------
@@ -52,7 +61,8 @@ def find_long_form(short: str, before: str) -> int | None:
     if not chars:
         return None
     words = before.rstrip().split(" ")
-    max_words = min(len(chars) + 5, len(chars) * 2)
+    if max_words is None:
+        max_words = min(len(chars) + 5, len(chars) * 2)
     window = " ".join(words[-max_words:])
     offset = len(before.rstrip()) - len(window)
     s_index, l_index = len(chars) - 1, len(window) - 1
@@ -78,6 +88,23 @@ def find_long_form(short: str, before: str) -> int | None:
     return offset + start
 
 
+def paren_short_forms(text: str) -> list[tuple[str, int, int]]:
+    """Return ``(short form, its offset, the offset of its opening parenthesis)`` for each
+    parenthesis of ``text`` that opens with a short form ("(LoRA)", "(FID; lower is
+    better)").
+
+    >>> paren_short_forms("Low-Rank Adaptation (LoRA) and (see below)")
+    [('LoRA', 21, 20)]
+    """
+    out = []
+    for match in _PAREN.finditer(text):
+        inner = match.group(1)
+        short = inner.split(";")[0].split(",")[0].strip()
+        if is_short_form(short):
+            out.append((short, match.start(1) + inner.index(short), match.start()))
+    return out
+
+
 def find_abbreviations(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Return ``((short_start, short_end), (long_start, long_end))`` char spans in ``text``.
 
@@ -88,16 +115,11 @@ def find_abbreviations(text: str) -> list[tuple[tuple[int, int], tuple[int, int]
     [('TAD', 'Temporal action detection')]
     """
     pairs = []
-    for match in _PAREN.finditer(text):
-        inner = match.group(1)
-        short = inner.split(";")[0].split(",")[0].strip()
-        if not is_short_form(short):
-            continue
-        before = text[: match.start()]
+    for short, s_start, paren in paren_short_forms(text):
+        before = text[:paren]
         start = find_long_form(short, before)
         if start is None:
             continue
-        s_start = match.start(1) + inner.index(short)
         pairs.append(((s_start, s_start + len(short)), (start, len(before.rstrip()))))
     for match in _SHORT_FIRST.finditer(text):  # "PAVe (Personalized Agentic Vehicular Routing)"
         short, inner = match.group(1), match.group(2)

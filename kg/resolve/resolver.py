@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
+from kg.resolve.acronyms import LongForms, acronym_slugs, shipped_long_forms, twin_acronyms
 from kg.resolve.curation import Curated, Curation, apply_curation
 from kg.resolve.keys import entity_key, key_type, normalise_name, slug
 from kg.tables import iter_rows
@@ -308,9 +309,16 @@ class Resolver:
     resolution from a Parquet table with :func:`resolve_table` instead.
     """
 
-    def __init__(self, *, fuzzy_threshold: float = 95.0, fuzzy_min_length: int = 20) -> None:
+    def __init__(
+        self,
+        *,
+        fuzzy_threshold: float = 95.0,
+        fuzzy_min_length: int = 20,
+        long_forms: LongForms | None = None,
+    ) -> None:
         self.fuzzy_threshold = fuzzy_threshold
         self.fuzzy_min_length = fuzzy_min_length
+        self.long_forms = long_forms
         self._rows: list[dict] = []
         self._papers = 0
 
@@ -338,6 +346,7 @@ class Resolver:
                 fuzzy_threshold=self.fuzzy_threshold,
                 fuzzy_min_length=self.fuzzy_min_length,
                 curation=curation,
+                long_forms=self.long_forms,
             )
         entities = resolution.entities  # read once, then drop the temporary file
         shutil.rmtree(tmp, ignore_errors=True)
@@ -362,6 +371,7 @@ def resolve_table(
     fuzzy_threshold: float = 95.0,
     fuzzy_min_length: int = 20,
     curation: Curation | None = None,
+    long_forms: LongForms | None = None,
 ) -> Resolution:
     """Resolve the local entities in DuckDB relation ``table`` (a table name or
     ``read_parquet(...)``, with the columns of :data:`LOCALS_SCHEMA_FIELDS`) into canonical
@@ -374,6 +384,10 @@ def resolve_table(
       (a share of at least :data:`ACRONYM_SHARE`; each capital of the acronym starts a
       word of the long form, in order), when two papers define it that way or few papers
       use it bare (:data:`ACRONYM_LONE_USES`);
+    - **twin acronyms**: acronyms of one type that stand for one long form in
+      ``long_forms`` (by default what the shared corpus's papers spell them out as,
+      :func:`kg.resolve.acronyms.shipped_long_forms`; ``{}`` for none): ``AUROC``,
+      ``ROC-AUC``;
     - **separators**: names of one type equal once spaces and hyphens go
       (``CIFAR100``, ``CIFAR-100``);
     - **fuzzy**: names of one type whose normalised forms are near-identical (ratio >=
@@ -394,7 +408,7 @@ def resolve_table(
     import networkx as nx
 
     for name, fn, args, ret in (
-        ("kg_acronym", _is_acronym, ["VARCHAR"], "BOOLEAN"),
+        ("kg_acronym", is_acronym, ["VARCHAR"], "BOOLEAN"),
         ("kg_norm", normalise_name, ["VARCHAR"], "VARCHAR"),
         ("kg_spells", spells_acronym, ["VARCHAR", "VARCHAR"], "BOOLEAN"),
         ("kg_defines", defines_acronym, ["VARCHAR", "VARCHAR[]"], "BOOLEAN"),
@@ -498,6 +512,25 @@ def resolve_table(
         why = f"acronym {short!r} used as a {key_type(key)}, defined only as a {key_type(long_key)}"
         union(key, long_key, Merge(key, long_key, why, "acronym", 1.0, papers, n))
         prefer_type[long_key] = key_type(long_key)
+
+    if long_forms is None:
+        long_forms = shipped_long_forms()
+    # twin acronyms: two acronyms of one type that the shared corpus's papers spell out the
+    # same way ("AUROC", "ROC-AUC"), though no paper here defines them
+    if long_forms:
+        rows = con.execute(
+            "SELECT raw_key FROM kg_keys WHERE split_part(raw_key, ':', 2) IN (SELECT unnest(?))",
+            [acronym_slugs(long_forms)],
+        ).fetchall()
+        twins = twin_acronyms([key for (key,) in rows], long_forms)
+        support_of(k for _, keys in twins for k in keys)
+        papers_behind([k for _, keys in twins for k in keys])
+        for long, keys in twins:
+            keys = sorted(keys, key=lambda k: (-support[k], k))
+            for other in keys[1:]:
+                papers, n = papers_of.get(other, ((), 0))
+                why = f"acronyms of one long form in the shared corpus: {long!r}"
+                union(other, keys[0], Merge(other, keys[0], why, "acronym", 1.0, papers, n))
 
     # separators: keys equal once hyphens and articles go ("CIFAR100", "LLM-as-a-judge")
     rows = con.execute(
@@ -797,12 +830,14 @@ def spells_acronym(short: str, long: str) -> bool:
 
 def defines_acronym(name: str, aliases: list[str] | None) -> bool:
     """Whether ``name`` is a long form that spells out one of its acronym ``aliases``."""
-    return not _is_acronym(name) and any(
-        _is_acronym(a) and spells_acronym(a, name) for a in aliases or ()
+    return not is_acronym(name) and any(
+        is_acronym(a) and spells_acronym(a, name) for a in aliases or ()
     )
 
 
-def _is_acronym(text: str) -> bool:
+def is_acronym(text: str) -> bool:
+    """Whether ``text`` is written as an acronym: one word of at most ten characters, at
+    least half of its letters (and two) capitals (``LoRA``, ``ROC-AUC``; not ``Adam``)."""
     letters = [c for c in text if c.isalpha()]
     return (
         bool(letters)

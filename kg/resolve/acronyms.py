@@ -1,0 +1,167 @@
+"""What acronyms stand for across the shared corpus: two acronyms that papers spell out
+the same way name one thing ("AUROC" and "ROC-AUC": area under the receiver operating
+characteristic curve), even where no paper of a build defines them.
+
+The table (``kg/resolve/data/acronyms.tsv``) is made by ``scripts/learn_acronyms.py`` from
+the definitions ("long form (SHORT)") in the 71,908 abstracts of the shared corpus; no
+row is written by hand.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from kg.resolve.keys import slug
+
+__all__ = [
+    "acronym_slugs",
+    "LONG_FORM_SHARE",
+    "MIN_DEFINITIONS",
+    "expand_long_form",
+    "long_form_key",
+    "majority_long_forms",
+    "shipped_long_forms",
+    "twin_acronyms",
+]
+
+LONG_FORM_SHARE = 0.5
+"""More than this share of an acronym's definitions must give one long form before the
+acronym is taken to stand for it (two acronyms must also agree: two signals)."""
+
+MIN_DEFINITIONS = 2
+"""The fewest definitions that must give the long form."""
+
+MIN_LETTERS = 3
+"""Acronyms shorter than this (ID, RM, MU) stand for too many things to be joined."""
+
+LongForms = dict[str, tuple[str, int, int]]
+"""Acronym -> (long form key, definitions giving it, all its definitions)."""
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def long_form_key(text: str) -> str:
+    """Return the comparison form of a long form: lower case, words without hyphens,
+    articles and punctuation.
+
+    >>> long_form_key("Area Under the Receiver-Operating Characteristic curve")
+    'area under receiver operating characteristic curve'
+    >>> long_form_key("Fréchet Inception Distance")
+    'frechet inception distance'
+    """
+    text = "".join(
+        ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch)
+    )
+    words = re.split(r"[\s\-/]+", re.sub(r"[^\w\s\-/&]", "", text))
+    return " ".join(w for w in words if w and w not in _ARTICLES)
+
+
+def expand_long_form(key: str, long_forms: LongForms) -> str:
+    """Spell out the acronyms inside a long form key by their own long forms.
+
+    >>> expand_long_form("area under roc curve",
+    ...                  {"ROC": ("receiver operating characteristic", 9, 10)})
+    'area under receiver operating characteristic curve'
+    """
+    lower = {short.lower(): long for short, (long, _, _) in long_forms.items()}
+    return " ".join(lower.get(w, w) for w in key.split())
+
+
+def majority_long_forms(
+    definitions: dict[str, Counter],
+    *,
+    min_definitions: int = MIN_DEFINITIONS,
+    share: float = LONG_FORM_SHARE,
+) -> LongForms:
+    """Return each acronym's long form where more than ``share`` of its definitions (and
+    at least ``min_definitions``) give it, after the acronyms inside long forms are spelled
+    out by a first pass ("area under the ROC curve").
+
+    >>> majority_long_forms({"AUROC": Counter({"area under roc curve": 2,
+    ...                                        "area under receiver operating "
+    ...                                        "characteristic curve": 1}),
+    ...                      "ROC": Counter({"receiver operating characteristic": 3})})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'AUROC': ('area under receiver operating characteristic curve', 3, 3),
+     'ROC': ('receiver operating characteristic', 3, 3)}
+    """
+
+    def majority(counts: dict[str, Counter]) -> LongForms:
+        out = {}
+        for short, counter in counts.items():
+            if not counter:
+                continue
+            total = sum(counter.values())
+            long, n = max(counter.items(), key=lambda kv: (kv[1], kv[0]))
+            if n >= min_definitions and n / total > share:
+                out[short] = (long, n, total)
+        return out
+
+    first = majority(definitions)
+    expanded = {}
+    for short, counter in definitions.items():
+        again: Counter = Counter()
+        for long, n in counter.items():
+            again[expand_long_form(long, {s: v for s, v in first.items() if s != short})] += n
+        expanded[short] = again
+    return dict(sorted(majority(expanded).items()))
+
+
+@lru_cache(maxsize=1)
+def shipped_long_forms() -> LongForms:
+    """The long forms of the acronyms the shared corpus defines
+    (``kg/resolve/data/acronyms.tsv``, made by scripts/learn_acronyms.py)."""
+    path = Path(__file__).with_name("data") / "acronyms.tsv"
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {
+            r["acronym"]: (r["long_form"], int(r["definitions"]), int(r["all_definitions"]))
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
+        }
+
+
+def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str, list[str]]]:
+    """Group entity keys (``type:slug``) whose names are acronyms standing for one long form.
+
+    Returns ``(long form, [key, ...])`` for each type and long form that two keys or more
+    share. An acronym is matched by its slug (where spellings share one, the one more
+    definitions give wins); acronyms of fewer than :data:`MIN_LETTERS` letters and digits
+    are left out.
+
+    >>> forms = {"AUROC": ("area under roc", 8, 9), "ROC-AUC": ("area under roc", 3, 3)}
+    >>> twin_acronyms(["metric:auroc", "metric:roc-auc", "task:auroc"], forms)
+    [('area under roc', ['metric:auroc', 'metric:roc-auc'])]
+    """
+    by_slug: dict[str, tuple[str, int]] = {}
+    for short, (long, n, _) in long_forms.items():
+        if sum(ch.isalnum() for ch in short) >= MIN_LETTERS:
+            held = by_slug.get(slug(short))
+            if held is None or n > held[1]:
+                by_slug[slug(short)] = (long, n)
+    groups: dict[tuple[str, str], set[str]] = {}
+    for key in keys:
+        type_, _, name = key.partition(":")
+        if name in by_slug:  # "multi modal" and "multimodal" spell one long form
+            groups.setdefault((type_, by_slug[name][0].replace(" ", "")), set()).add(key)
+    return [
+        (by_slug[slug_of(members)][0], sorted(members))
+        for members in sorted(sorted(m) for m in groups.values())
+        if len(members) > 1
+    ]
+
+
+def slug_of(keys: Iterable[str]) -> str:
+    """The slug of the first of ``keys`` (``type:slug``)."""
+    return min(keys).partition(":")[2]
+
+
+def acronym_slugs(long_forms: LongForms) -> list[str]:
+    """The slugs of the acronyms in ``long_forms`` that :func:`twin_acronyms` may join."""
+    return sorted({slug(s) for s in long_forms if sum(ch.isalnum() for ch in s) >= MIN_LETTERS})
