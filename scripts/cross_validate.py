@@ -78,9 +78,11 @@ def cross_validate(
     epochs: int,
     config: Config,
     work: Path,
+    predictions: Path | None = None,
 ) -> list[dict]:
     """Return the ``kg eval`` scores of each fold assignment's held-out builds, built with
-    ``config`` and the fold's classifier."""
+    ``config`` and the fold's classifier; ``predictions`` gets every held-out extraction
+    record (JSONL, with ``assignment`` and ``fold`` added), to calibrate on."""
     # the candidates are featurised with the run's settings, without a classifier
     config.to_disk(work / "features.cfg")
     nlp = load_pipeline(
@@ -119,7 +121,12 @@ def cross_validate(
             build([run / "held_out.jsonl"], run / "build", config=run / "pipeline.cfg",
                   exporters=("jsonl",))  # fmt: skip
             with (run / "build" / "extractions.jsonl").open(encoding="utf-8") as fh:
-                preds += [json.loads(line) for line in fh]
+                held_preds = [json.loads(line) for line in fh]
+            preds += held_preds
+            if predictions is not None:
+                with predictions.open("a", encoding="utf-8") as fh:
+                    fh.writelines(json.dumps({**p, "assignment": k, "fold": fold}) + "\n"
+                                  for p in held_preds)  # fmt: skip
             print(f"assignment {k + 1}/{assignments}, fold {fold + 1}/{folds}: trained on "
                   f"{len(gold) - len(held_out)} papers, built {len(held_out)}",
                   file=sys.stderr, flush=True)  # fmt: skip
@@ -138,6 +145,9 @@ def main() -> None:
                         default=[], metavar="KEY=VALUE", help="a pipeline setting")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--save", type=Path, help="write the scores as JSON")
+    parser.add_argument(
+        "--predictions", type=Path, help="write every held-out extraction record (JSONL)"
+    )
     args = parser.parse_args()
     gold = read_gold(args.gold or TRAINING)
     if args.limit:
@@ -151,10 +161,12 @@ def main() -> None:
     except ConfigValidationError as err:
         wrong = [f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors or []]
         raise SystemExit("; ".join(wrong) or str(err)) from None
+    if args.predictions is not None:
+        args.predictions.write_text("", encoding="utf-8")
     with tempfile.TemporaryDirectory() as work:
         runs = cross_validate(
             gold, records, folds=args.folds, assignments=args.assignments, seeds=args.seeds,
-            epochs=args.epochs, config=config, work=Path(work),
+            epochs=args.epochs, config=config, work=Path(work), predictions=args.predictions,
         )  # fmt: skip
     mean = {f"{p}_{m}": round(sum(r[p][m] for r in runs) / len(runs), 4) for p, m in MEASURES}
     for k, run in enumerate(runs):

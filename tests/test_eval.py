@@ -101,6 +101,18 @@ def test_eval_scores_relations_at_confidence_thresholds():
     assert "confidence >= 0.5" in format_table(s)
 
 
+def test_eval_reports_how_well_confidences_are_calibrated():
+    ents = [dict(e, mentions=[{"text": e["name"], "confidence": 0.6}]) for e in PRED["entities"]]
+    rels = [dict(r, confidence=c) for r, c in zip(PRED["relations"], (0.95, 0.05), strict=True)]
+    s = evaluate([GOLD], [dict(PRED, entities=ents, relations=rels)])
+    entities, relations = s["calibration"]["entities"], s["calibration"]["relations"]
+    assert entities["items"] == 5 and entities["ece"] == pytest.approx(0.0)  # 3 of 5 right
+    (row,) = entities["bins"]
+    assert row["low"] == 0.6 and row["right"] == pytest.approx(0.6)
+    assert relations["items"] == 2 and relations["ece"] == pytest.approx(0.05)
+    assert "calibration error (ECE, 10 bins): entities 0.000 on 5" in format_table(s)
+
+
 def test_eval_results_value_and_metric():
     s = evaluate([GOLD], [PRED])
     assert s["results"]["matched_pred"] == 1  # 71.4 mAP; 4x has gold metric null

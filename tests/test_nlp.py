@@ -686,3 +686,33 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     assert by_value[85.1].metric == "score" and by_value[85.1].metric_mention is None
     assert by_value[95.0].metric_mention is not None
     assert by_value[3.1].metric in ("ME", "mean error")
+
+
+def test_confidence_calibration_fits_steps_per_group_and_falls_back(tmp_path):
+    from kg.nlp.calibration import ConfidenceCalibration
+
+    scores = [0.5 + 0.45 * k / 99 for k in range(100)]
+    items = [("kg_entities.chunk", "Method", False, s, s > 0.7) for s in scores]
+    items += [("kg_entities.name", "Task", True, 0.9, k % 4 != 0) for k in range(20)]
+    model = ConfidenceCalibration.fit(items, min_items=50)
+    assert model("kg_entities.chunk", "Method", False, 0.9) == 0.99  # right every time
+    assert model("kg_entities.chunk", "Method", False, 0.55) == 0.01  # never
+    assert ("kg_entities.name", "Task", "proposed") not in model.steps  # too few: falls back
+    assert model("kg_entities.name", "Task", True, 0.9) == model("other", "Task", True, 0.9)
+    path = tmp_path / "calibration.tsv"
+    model.to_disk(path)
+    assert ConfidenceCalibration.from_disk(path) == model
+
+
+def test_pipeline_mentions_take_their_calibrated_confidence(tmp_path):
+    from kg.nlp import load_pipeline
+
+    path = tmp_path / "calibration.tsv"
+    path.write_text("rule\ttype\tproposed\tscore\tright\n*\t*\t*\t0.0\t0.42\n*\t*\t*\t1.0\t0.42\n")
+    text = "We propose FooNet, which improves accuracy on ImageNet over ResNet-50."
+    nlp = load_pipeline(overrides={"components.kg_confidence.calibration.path": str(path)})
+    raw = load_pipeline(overrides={"components.kg_confidence.calibration.path": "none"})
+    doc, before = nlp(text), raw(text)
+    info, raw_info = doc._.kg_mention_info, before._.kg_mention_info
+    assert doc.spans["kg_entities"] and {m["confidence"] for m in info.values()} == {0.42}
+    assert {m["confidence"] for m in raw_info.values()} != {0.42}

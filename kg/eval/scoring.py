@@ -12,7 +12,15 @@ from kg.errors import KgError
 from kg.ingest.record import normalise_space
 from kg.resolve.keys import normalise_name
 
-__all__ = ["Score", "evaluate", "evaluate_files", "format_table", "paper_match_key"]
+__all__ = [
+    "Score",
+    "calibration",
+    "entity_confidence",
+    "evaluate",
+    "evaluate_files",
+    "format_table",
+    "paper_match_key",
+]
 
 
 @dataclass
@@ -100,7 +108,9 @@ def match_entities(pred: list[dict], gold: list[dict], typed: bool = True) -> di
     return pairs
 
 
-def _relations(pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, explain) -> None:
+def _relations(
+    pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, explain, hits=None
+) -> None:
     id_to_index = {e["id"]: i for i, e in enumerate(pred_ents)}
     gold_index = {e["name"]: j for j, e in enumerate(gold_ents)}
     used: set[int] = set()
@@ -121,6 +131,8 @@ def _relations(pred_ents, pred_rels, gold_ents, gold_rels, ent_map, scores, expl
                 hit = k
                 break
         scores.setdefault(rel["type"], Score()).add(hit is not None, 1, 0, 0)
+        if hits is not None:
+            hits.append((float(rel.get("confidence", 1.0)), hit is not None))
         if hit is not None:
             used.add(hit)
             matched_pred += 1
@@ -185,6 +197,46 @@ def _own_flags(pairs: list[tuple[dict, dict]], gold_ents: list[dict], counts: di
         counts["own_gold"] += gold_own
 
 
+CALIBRATION_BINS = 10
+"""Equal-width confidence bins of the calibration table."""
+
+
+def calibration(pairs: Iterable[tuple[float, bool]], bins: int = CALIBRATION_BINS) -> dict:
+    """Return how well confidences state the chance of being right: per equal-width bin
+    the items, their mean confidence and the share right, and the expected calibration
+    error (ECE: the items' mean gap between a bin's confidence and its share right).
+
+    >>> calibration([(0.9, True), (0.9, False), (0.2, False)], bins=2)["ece"]
+    0.3333
+    """
+    held: list[list[float]] = [[0, 0.0, 0] for _ in range(bins)]  # items, sum conf, right
+    for conf, right in pairs:
+        b = held[min(bins - 1, max(0, int(conf * bins)))]
+        b[0] += 1
+        b[1] += conf
+        b[2] += bool(right)
+    total = sum(b[0] for b in held)
+    rows = [
+        {
+            "low": round(k / bins, 4),
+            "high": round((k + 1) / bins, 4),
+            "items": int(n),
+            "confidence": round(c / n, 4),
+            "right": round(r / n, 4),
+        }
+        for k, (n, c, r) in enumerate(held)
+        if n
+    ]
+    ece = sum(abs(c - r) for n, c, r in held if n) / total if total else 0.0
+    return {"ece": round(ece, 4), "items": int(total), "bins": rows}
+
+
+def entity_confidence(entity: dict) -> float:
+    """A paper's entity's confidence: that of its most confident mention."""
+    return max((float(m.get("confidence", 1.0)) for m in entity.get("mentions", [])),
+               default=float(entity.get("confidence", 1.0)))  # fmt: skip
+
+
 CONFIDENCE_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
 """Relation confidences at which ``kg eval`` also scores relations (precision-recall)."""
 
@@ -198,6 +250,8 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
     res, res_value = Score(), Score()
     at_confidence = {t: Score() for t in CONFIDENCE_THRESHOLDS}
     own_counts = {"rows": 0, "right": 0, "own_gold": 0}
+    entity_hits: list[tuple[float, bool]] = []
+    relation_hits: list[tuple[float, bool]] = []
     missing, notes = [], []
     papers = 0
     for g in gold:
@@ -215,6 +269,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
         matched_gold = set(typed.values())
         for i, e in enumerate(p_ents):
             per_type.setdefault(_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
+            entity_hits.append((entity_confidence(e), i in typed))
             if explain and i not in typed:
                 notes.append({"kind": "entity_fp", "item": [e["type"], e["name"]]})
         for j, e in enumerate(g_ents):
@@ -229,6 +284,7 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
             typed,
             rel_scores,
             notes if explain else None,
+            relation_hits,
         )
         for t, score in at_confidence.items():
             kept = [r for r in p["relations"] if r.get("confidence", 1.0) >= t]
@@ -259,6 +315,10 @@ def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = Fals
         "relations_at_confidence": {str(t): v.as_dict() for t, v in at_confidence.items()},
         "results": res.as_dict(),
         "results_value_only": res_value.as_dict(),
+        "calibration": {
+            "entities": calibration(entity_hits),
+            "relations": calibration(relation_hits),
+        },
         "results_own": {
             **own_counts,
             "accuracy": round(own_counts["right"] / own_counts["rows"], 4)
@@ -366,6 +426,12 @@ def format_table(scores: dict) -> str:
         lines.append(
             f"results own or baseline: {own['accuracy']:.3f} right on {own['rows']} rows "
             f"found with a method ({own['own_gold']} of them the paper's own)"
+        )
+    cal = scores.get("calibration")
+    if cal:
+        lines.append(
+            "calibration error (ECE, 10 bins): "
+            + ", ".join(f"{k} {v['ece']:.3f} on {v['items']}" for k, v in cal.items())
         )
     lines.append(
         f"papers scored: {scores['papers']}, without a prediction: "

@@ -21,6 +21,7 @@ from kg.ingest.record import Record, Skipped
 from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
     abbreviations,
     base_components,
+    calibration,
     entities,
     proposals,
     relations,
