@@ -28,6 +28,7 @@ def test_factory_registrations_are_exactly_kg_components():
     assert names == {
         "kg_abbreviations",
         "kg_attribute_ruler",
+        "kg_confidence",
         "kg_entities",
         "kg_lemmatizer",
         "kg_proposals",
@@ -44,6 +45,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.relation_classifier.v1",
         "kg.parse_number.v1",
         "kg.phrase_stats.v1",
+        "kg.entity_calibration.v1",
     }
     assert "kg.tokenizer_tweaks.v1" in registry.callbacks.get_all()
     assert "kg.faster_base_components.v1" in registry.callbacks.get_all()
@@ -565,7 +567,7 @@ def test_extract_reads_a_config_again_after_it_is_edited(tmp_path):
 
 
 def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
-    from kg.nlp.pipeline import _process_records
+    from kg.nlp.runner import process_records as _process_records
 
     strings = nlp.vocab.strings
 
