@@ -1,4 +1,5 @@
-"""Name normalisation and deterministic keys (``method:low-rank-adaptation``)."""
+"""Name normalisation and deterministic keys (``method:low-rank-adaptation``): shared by
+every stage, so extraction and scoring need not import resolution."""
 
 from __future__ import annotations
 

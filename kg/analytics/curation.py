@@ -9,7 +9,7 @@ import networkx as nx
 from rapidfuzz import fuzz
 
 from kg.analytics.ranking import entities
-from kg.resolve.keys import normalise_name
+from kg.names import normalise_name
 
 __all__ = ["Duplicate", "likely_duplicates", "single_paper_entities", "papers_without_entities"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.resolve.keys import normalise_name
+from kg.names import normalise_name
 
 __all__ = [
     "LeaderboardRow",

@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from kg.resolve.keys import normalise_name
+from kg.names import normalise_name
 
 __all__ = ["NamePair", "read_pairs", "score_merges"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from kg.errors import KgError
 from kg.ingest.record import normalise_space
-from kg.resolve.keys import normalise_name
+from kg.names import normalise_name
 
 __all__ = [
     "Score",

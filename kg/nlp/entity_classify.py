@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from spacy.tokens import Doc, Span
 
+from kg.names import normalise_name
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.phrases import Candidate, normalise_form
 from kg.nlp.vocabulary import Lexicon, PhraseStats, number_form, phrase_patterns
-from kg.resolve.keys import normalise_name
 
 __all__ = [
     "CONFIDENCE",

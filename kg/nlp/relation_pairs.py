@@ -19,9 +19,9 @@ from itertools import combinations
 
 from spacy.tokens import Doc, Span
 
+from kg.names import normalise_name
 from kg.nlp.extensions import doc_data, mention_key
 from kg.nlp.phrases import SentenceIndex
-from kg.resolve.keys import normalise_name
 from kg.schema import RELATION_ENDS
 
 __all__ = [
