@@ -1,8 +1,9 @@
-"""The fixed vocabulary of kg's graph, shared by every stage: entity and relation types."""
+"""The fixed vocabulary of kg's graph, shared by every stage: entity types, node labels,
+relation types and the ends each joins."""
 
 from __future__ import annotations
 
-__all__ = ["ENTITY_TYPES", "RELATION_TYPES", "RELATION_ENDS"]
+__all__ = ["EDGE_ENDS", "ENTITY_TYPES", "NODE_LABELS", "RELATION_ENDS", "RELATION_TYPES"]
 
 ENTITY_TYPES = ("Method", "Task", "Dataset", "Metric")
 """Entity types of the annotation guidelines."""
@@ -18,13 +19,32 @@ RELATION_TYPES = (
 )
 """Relation types between entities."""
 
-RELATION_ENDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "USES": (frozenset({"Method"}), frozenset({"Method"})),
-    "APPLIED_TO": (frozenset({"Method"}), frozenset({"Task"})),
-    "EVALUATED_ON": (frozenset({"Method"}), frozenset({"Dataset"})),
-    "OUTPERFORMS": (frozenset({"Method"}), frozenset({"Method"})),
-    "COMPARED_WITH": (frozenset({"Method"}), frozenset({"Method"})),
-    "BENCHMARK_FOR": (frozenset({"Dataset"}), frozenset({"Task"})),
-    "MEASURED_BY": (frozenset({"Task", "Dataset"}), frozenset({"Metric"})),
+NODE_LABELS = ("Paper", *ENTITY_TYPES, "Result")
+"""Every node label of the graph."""
+
+EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "PROPOSES": tuple(("Paper", label) for label in ENTITY_TYPES),
+    "MENTIONS": tuple(("Paper", label) for label in ENTITY_TYPES),
+    "USES": (("Method", "Method"),),
+    "APPLIED_TO": (("Method", "Task"),),
+    "EVALUATED_ON": (("Method", "Dataset"),),
+    "OUTPERFORMS": (("Method", "Method"),),
+    "COMPARED_WITH": (("Method", "Method"),),
+    "BENCHMARK_FOR": (("Dataset", "Task"),),
+    "MEASURED_BY": (("Task", "Metric"), ("Dataset", "Metric"), ("Result", "Metric")),
+    "REPORTS": (("Paper", "Result"),),
+    "FOR_METHOD": (("Result", "Method"),),
+    "FOR_TASK": (("Result", "Task"),),
+    "ON_DATASET": (("Result", "Dataset"),),
 }
-"""Head and tail types each relation type joins."""
+"""Every relationship type of the graph and the (from label, to label) pairs it may join."""
+
+RELATION_ENDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    rtype: (
+        frozenset(a for a, b in EDGE_ENDS[rtype] if a in ENTITY_TYPES and b in ENTITY_TYPES),
+        frozenset(b for a, b in EDGE_ENDS[rtype] if a in ENTITY_TYPES and b in ENTITY_TYPES),
+    )
+    for rtype in RELATION_TYPES
+}
+"""Head and tail types each relation between entities joins (:data:`EDGE_ENDS` between
+entity labels: what extraction finds)."""

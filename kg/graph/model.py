@@ -16,26 +16,9 @@ __all__ = [
 ]
 
 from kg.errors import SchemaError
-from kg.schema import ENTITY_TYPES, RELATION_TYPES
+from kg.schema import EDGE_ENDS, ENTITY_TYPES, NODE_LABELS, RELATION_TYPES
 
 ENTITY_LABELS = ENTITY_TYPES
-NODE_LABELS = ("Paper", *ENTITY_LABELS, "Result")
-EDGE_ENDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "PROPOSES": tuple(("Paper", label) for label in ENTITY_LABELS),
-    "MENTIONS": tuple(("Paper", label) for label in ENTITY_LABELS),
-    "USES": (("Method", "Method"),),
-    "APPLIED_TO": (("Method", "Task"),),
-    "EVALUATED_ON": (("Method", "Dataset"),),
-    "OUTPERFORMS": (("Method", "Method"),),
-    "COMPARED_WITH": (("Method", "Method"),),
-    "BENCHMARK_FOR": (("Dataset", "Task"),),
-    "MEASURED_BY": (("Task", "Metric"), ("Dataset", "Metric"), ("Result", "Metric")),
-    "REPORTS": (("Paper", "Result"),),
-    "FOR_METHOD": (("Result", "Method"),),
-    "FOR_TASK": (("Result", "Task"),),
-    "ON_DATASET": (("Result", "Dataset"),),
-}
-"""Every relationship type and the (from label, to label) pairs it may join."""
 
 _ENTITY_PROPS = {
     "key": "STRING",
