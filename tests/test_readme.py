@@ -1,4 +1,5 @@
-"""Every ``bash`` block of the README runs as written, on a copy of what the repo ships.
+"""Every ``bash`` block of the README and of docs/ runs as written, on a copy of what the
+repo ships, in the order of :data:`PAGES` (a page's blocks may use what an earlier one made).
 
 Blocks that need what the repo does not ship, or take too long for CI, carry a
 ``<!-- readme-test: not run (reason) -->`` line right above them; they are reported as
@@ -20,22 +21,40 @@ import pytest
 from tests.conftest import ROOT, SHARED
 
 README = ROOT / "README.md"
+PAGES = [
+    "README.md",
+    "docs/outputs.md",
+    "docs/querying.md",
+    "docs/analytics.md",
+    "docs/neo4j.md",
+    "docs/extraction.md",
+    "docs/quality.md",
+    "docs/training.md",
+    "docs/scale.md",
+    "docs/updating.md",
+    "docs/performance.md",
+    "docs/data.md",
+    "docs/cli.md",
+]
+"""The README, then the docs pages in the order the README links them."""
+README_MAX_LINES = 150
 _BLOCK = re.compile(
     r"^(?:<!-- readme-test: (?P<note>[^\n]*?) -->\n)?```bash\n(?P<body>.*?)^```", re.S | re.M
 )
 
 
-def readme_blocks() -> list[tuple[int, str, str | None]]:
-    """``(line, commands, reason not run)`` for each bash block of the README."""
-    text = README.read_text(encoding="utf-8")
+def readme_blocks(pages: list[str] = PAGES) -> list[tuple[str, str, str | None]]:
+    """``(page:line, commands, reason not run)`` for each bash block of ``pages``."""
     out = []
-    for match in _BLOCK.finditer(text):
-        line = text.count("\n", 0, match.start("body"))
-        note = match["note"]
-        if note is not None:
-            assert note.startswith("not run (") and note.endswith(")"), (line, note)
-            note = note[len("not run (") : -1]
-        out.append((line, match["body"], note))
+    for page in pages:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for match in _BLOCK.finditer(text):
+            line = text.count("\n", 0, match.start("body"))
+            note = match["note"]
+            if note is not None:
+                assert note.startswith("not run (") and note.endswith(")"), (page, line, note)
+                note = note[len("not run (") : -1]
+            out.append((f"{page}:{line}", match["body"], note))
     return out
 
 
@@ -44,8 +63,8 @@ def _commands(body: str) -> list[str]:
 
 
 def test_readme_opens_with_the_commands_ci_runs():
-    line, body, note = readme_blocks()[0]
-    assert line <= 3 and note is None
+    where, body, note = readme_blocks()[0]
+    assert where.startswith("README.md:") and int(where.split(":")[1]) <= 3 and note is None
     setup, tests = _commands(body)
     assert "kg build examples/abstracts.txt -o out" in setup and "-rs" in tests
     ci = [x.strip() for x in (ROOT / ".ci" / "run").read_text().splitlines()]
@@ -117,14 +136,37 @@ def _needs(body: str) -> str | None:
 BLOCKS = readme_blocks()[1:]
 
 
-@pytest.mark.parametrize(("line", "body", "note"), BLOCKS, ids=[f"line{b[0]}" for b in BLOCKS])
-def test_readme_block_runs(workdir, line, body, note):
+@pytest.mark.parametrize(("where", "body", "note"), BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_readme_block_runs(workdir, where, body, note):
     if note is not None:
-        pytest.skip(f"README line {line}: {note}")
+        pytest.skip(f"{where}: {note}")
     missing = _needs(body)
     if missing:
-        pytest.skip(f"README line {line}: {missing}")
+        pytest.skip(f"{where}: {missing}")
     _run_block(workdir, body)
+
+
+def test_readme_fits_two_screens_and_links_every_docs_page():
+    text = README.read_text(encoding="utf-8")
+    assert text.count("\n") <= README_MAX_LINES
+    pages = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+    assert sorted(PAGES[1:]) == pages  # each page is run by the tests above
+    assert all(f"]({page})" in text for page in pages), "a docs page the README does not link"
+
+
+def test_cli_reference_is_what_the_app_says(tmp_path):
+    """docs/cli.md is what `typer kg.cli utils docs --name kg --output docs/cli.md` writes."""
+    out = tmp_path / "cli.md"
+    typer = Path(sys.executable).parent / "typer"
+    subprocess.run(
+        [str(typer), "kg.cli", "utils", "docs", "--name", "kg", "--output", str(out)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "80", "TERMINAL_WIDTH": "80"},
+    )
+    assert out.read_text(encoding="utf-8") == (ROOT / "docs" / "cli.md").read_text(
+        encoding="utf-8"
+    ), "docs/cli.md is stale: regenerate it with the command in the docstring"
 
 
 def test_readme_outputs_are_ignored_by_git(workdir):
