@@ -31,7 +31,7 @@ __all__ = ["MIN_ITEMS", "ConfidenceCalibration", "ConfidenceCalibrator", "calibr
 ANY = "*"
 """The group field that matches every rule, type or proposal flag (the fallbacks)."""
 
-MIN_ITEMS = 60
+MIN_ITEMS = 150
 """The fewest held-out entities a group needs to get a step function of its own."""
 
 
