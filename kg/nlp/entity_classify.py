@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
+from networkx.utils import UnionFind
 from spacy.tokens import Doc, Span
 
 from kg.names import normalise_name
@@ -120,20 +121,14 @@ def harmonise_types(doc: Doc, chosen: list[Candidate], lexicon: Lexicon) -> list
     """Give coordinated names one type ("on NQ-Open, NQ-Swap and XSum") and type a name
     by its apposition ("CodeTrace, a benchmark of ...")."""
     root_of = {doc[c.start : c.end].root.i: k for k, c in enumerate(chosen)}
-    parent = list(range(len(chosen)))
-
-    def find(k: int) -> int:
-        while parent[k] != k:
-            k = parent[k]
-        return k
-
+    coordinated = UnionFind(range(len(chosen)))
     for i, k in root_of.items():
         tok = doc[i]
         if tok.dep_ == "conj" and tok.head.i in root_of:
-            parent[find(k)] = find(root_of[tok.head.i])
+            coordinated.union(k, root_of[tok.head.i])
     clusters: dict[int, list[int]] = {}
     for k in range(len(chosen)):
-        clusters.setdefault(find(k), []).append(k)
+        clusters.setdefault(coordinated[k], []).append(k)
     out = list(chosen)
     for members in clusters.values():
         if len(members) < 2:

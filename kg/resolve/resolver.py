@@ -599,17 +599,15 @@ def resolve_table(
     )
     fuzzy = []
     for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
-        items = list(block)[:400]
-        for i, (_, _, norm_a, key_a, sup_a) in enumerate(items):
-            for _, _, norm_b, key_b, sup_b in items[i + 1 :]:
-                if _versions(norm_a) != _versions(norm_b):
-                    continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
-                if not _spelling_variants(norm_a, norm_b):
-                    continue  # RouterBench vs RouterXBench, open-ended QA vs VQA
-                score = fuzz.ratio(norm_a, norm_b)
-                if score >= fuzzy_threshold:
-                    support[key_a], support[key_b] = sup_a, sup_b
-                    fuzzy.append((key_b, key_a, score))
+        items = list(block)
+        for i, j, score in _near_pairs([norm for _, _, norm, _, _ in items], fuzzy_threshold):
+            (_, _, norm_a, key_a, sup_a), (_, _, norm_b, key_b, sup_b) = items[i], items[j]
+            if _versions(norm_a) != _versions(norm_b):
+                continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
+            if not _spelling_variants(norm_a, norm_b):
+                continue  # RouterBench vs RouterXBench, open-ended QA vs VQA
+            support[key_a], support[key_b] = sup_a, sup_b
+            fuzzy.append((key_b, key_a, score))
     papers_behind([source for source, _, _ in fuzzy])
     for source, target, score in fuzzy:
         papers, n = papers_of.get(source, ((), 0))
@@ -764,6 +762,34 @@ def read_merges(path: str | Path, keys: Iterable[str] | None = None) -> list[Mer
     filters = None if keys is None else [("key", "in", keys)]
     rows = pq.read_table(path, filters=filters).to_pylist()
     return [Merge(**{**r, "papers": tuple(r["papers"])}) for r in rows]
+
+
+FUZZY_ROWS = 1024
+"""Names compared with a whole block at once (bounds the score matrix's memory)."""
+
+
+def _near_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float]]:
+    """``(i, j, score)`` for each pair ``i < j`` of ``names`` whose RapidFuzz ratio is at
+    least ``threshold``, every pair of the block compared (in C, :data:`FUZZY_ROWS` rows of
+    the score matrix at a time).
+
+    >>> _near_pairs(["low rank adaptation", "low-rank adaptation", "prompt tuning"], 90)
+    [(0, 1, 94.73684210526316)]
+    """
+    import numpy as np
+    from rapidfuzz import process
+
+    out = []
+    for lo in range(0, len(names), FUZZY_ROWS):
+        near = process.cdist(
+            names[lo : lo + FUZZY_ROWS], names, scorer=fuzz.ratio,
+            score_cutoff=threshold - 0.01, dtype=np.float32,
+        )  # fmt: skip
+        for i, j in zip(*np.nonzero(near), strict=True):
+            a, b = int(lo + i), int(j)
+            if a < b and (score := fuzz.ratio(names[a], names[b])) >= threshold:
+                out.append((a, b, score))  # the exact score, not the matrix's float32
+    return out
 
 
 def _name_like(text: str) -> bool:
