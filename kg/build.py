@@ -36,7 +36,8 @@ from kg.outdir import (
     write_manifest,
 )
 from kg.resolve import local_entities, paper_record
-from kg.resolve.resolver import local_rows, locals_schema, resolve_table
+from kg.resolve.local import local_rows, locals_schema
+from kg.resolve.resolver import resolve_table
 from kg.tables import duckdb_connection, glob_of, release_memory, shard_files, write_table
 
 __all__ = ["BuildSummary", "build"]

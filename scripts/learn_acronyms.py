@@ -7,7 +7,7 @@ Every "long form (SHORT)" of the 71,908 abstracts of ../shared/corpora/ml_abstra
 is found by kg's abbreviation detector (Schwartz & Hearst, kg.nlp.abbreviations); a
 compound acronym whose parts come in another order ("ROC-AUC" for "area under the ROC
 curve") is matched part by part. A definition counts when the acronym's capitals
-start the long form's words in order (kg.resolve.resolver.spells_acronym). Per acronym the
+start the long form's words in order (kg.resolve.matching.spells_acronym). Per acronym the
 table keeps the long form more than half of its definitions give (at least two), after the
 acronyms inside long forms are spelled out (kg.resolve.acronyms.majority_long_forms). The
 resolver joins two acronyms of one type that stand for the same long form. Nothing in the
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from kg.nlp.abbreviations import find_abbreviations, find_long_form, paren_short_forms
 from kg.resolve.acronyms import long_form_key, majority_long_forms
-from kg.resolve.resolver import is_acronym, spells_acronym
+from kg.resolve.matching import is_acronym, spells_acronym
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import KgError
-from kg.resolve.resolver import Merge, read_merges
+from kg.resolve.merges import Merge, read_merges
 
 __all__ = ["Explanation", "explain"]
 
@@ -33,7 +33,7 @@ def explain(build: str | Path, what: str, *, limit: int = 10) -> list[Explanatio
     Reads ``tables/entities.parquet`` and ``tables/merges.parquet``; writes nothing.
     """
     from kg.graph.store import ENTITIES, TABLES
-    from kg.resolve.resolver import merges_path
+    from kg.resolve.merges import merges_path
     from kg.tables import duckdb_connection
 
     path = Path(build) / TABLES / ENTITIES

@@ -217,7 +217,7 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
     key, for merged keys only) is changed in place; the local entities are in the DuckDB
     relation ``table`` (``kg_keys`` holds each raw key's support)."""
     from kg.resolve.keys import entity_key, key_type, normalise_name
-    from kg.resolve.resolver import Merge
+    from kg.resolve.merges import Merge
 
     out = Curated()
 

@@ -6,7 +6,8 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from kg.resolve.keys import key_type
-from kg.resolve.resolver import LocalEntity, Resolution
+from kg.resolve.local import LocalEntity
+from kg.resolve.resolver import Resolution
 from kg.schema import RELATION_ENDS
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it

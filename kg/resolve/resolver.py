@@ -2,59 +2,44 @@
 
 from __future__ import annotations
 
-import re
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz
-
 from kg.resolve.acronyms import LongForms, acronym_slugs, shipped_long_forms, twin_acronyms
 from kg.resolve.curation import Curated, Curation, apply_curation
-from kg.resolve.keys import entity_key, key_type, normalise_name, slug
+from kg.resolve.keys import entity_key, key_type, normalise_name
+from kg.resolve.local import (
+    GENERIC_HEADS,
+    MAPPING_HEADS,
+    MEASURE_HEADS,
+    NAMING_HEADS,
+    LocalEntity,
+)
+from kg.resolve.matching import (
+    compact_key,
+    defines_acronym,
+    is_acronym,
+    name_like,
+    near_pairs,
+    spelling_variants,
+    spells_acronym,
+    version_words,
+)
+from kg.resolve.merges import MERGE_PAPERS, Merge, merges_path, write_merges
 from kg.tables import iter_rows
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
-    from kg.nlp.extraction import PaperExtraction
+    pass
 
 __all__ = [
-    "LocalEntity",
     "Entity",
-    "Merge",
     "Resolution",
-    "Resolver",
-    "local_entities",
-    "unnamed_proposal",
-    "local_rows",
-    "locals_schema",
     "resolve_table",
 ]
-
-
-@dataclass(frozen=True)
-class LocalEntity:
-    """The entity of one paper that a group of its mentions names."""
-
-    local_id: int
-    type: str
-    name: str
-    aliases: tuple[str, ...]
-    mentions: tuple[int, ...]
-    proposed: bool
-    benchmark: bool
-    scope: str = ""  # the paper an unnamed proposal belongs to (see unnamed_proposal)
-
-    @property
-    def raw_key(self) -> str:
-        """The entity's key before resolution; an unnamed proposal's names its paper
-        (``dataset:synthetic-dataset~2512.24097``): one paper's own thing."""
-        key = entity_key(self.type, self.name)
-        return f"{key}~{slug(self.scope)}" if self.scope else key
 
 
 @dataclass
@@ -70,25 +55,6 @@ class Entity:
     proposed_count: int
     benchmark: bool
 
-
-@dataclass(frozen=True)
-class Merge:
-    """One key folded into another: the rule that did it, its score, and the papers behind it
-    (those that define the acronym, or that use the merged name; at most
-    :data:`MERGE_PAPERS` of them, ``paper_count`` all of them)."""
-
-    source: str
-    target: str
-    reason: str
-    rule: str = ""
-    score: float = 1.0
-    papers: tuple[str, ...] = ()
-    paper_count: int = 0
-    key: str = ""  # the canonical key the source ended in (filled once resolution is done)
-
-
-MERGE_PAPERS = 20
-"""How many of the papers behind a merge its record lists."""
 
 TYPE_VOTE_SHARE = 0.75
 """The share of the papers naming a thing that must give it one type before its other
@@ -140,229 +106,6 @@ class Resolution:
         return {e.key: e for e in self.iter_entities()}
 
 
-LOCALS_SCHEMA_FIELDS = (
-    ("paper", "string"),
-    ("type", "string"),
-    ("raw_key", "string"),
-    ("name", "string"),
-    ("aliases", "list<string>"),
-    ("mentions", "int32"),
-    ("proposed", "bool"),
-    ("benchmark", "bool"),
-)
-"""The columns of the local-entity table that resolution reads (one row per paper entity)."""
-
-
-def locals_schema():
-    """Return the pyarrow schema of the local-entity table."""
-    import pyarrow as pa
-
-    kinds = {"string": pa.string(), "list<string>": pa.list_(pa.string()),
-             "int32": pa.int32(), "bool": pa.bool_()}  # fmt: skip
-    return pa.schema([(name, kinds[kind]) for name, kind in LOCALS_SCHEMA_FIELDS])
-
-
-def local_rows(paper: str, entities: Iterable[LocalEntity]) -> list[dict]:
-    """Return the local-entity table rows of one paper."""
-    return [
-        {
-            "paper": paper,
-            "type": e.type,
-            "raw_key": e.raw_key,
-            "name": e.name,
-            "aliases": list(e.aliases),
-            "mentions": len(e.mentions),
-            "proposed": e.proposed,
-            "benchmark": e.benchmark,
-        }
-        for e in entities
-    ]
-
-
-GENERIC_HEADS = frozenset(
-    {
-        "framework",
-        "model",
-        "models",
-        "method",
-        "approach",
-        "architecture",
-        "network",
-        "module",
-        "strategy",
-        "technique",
-        "mechanism",
-        "system",
-        "pipeline",
-        "scheme",
-        "paradigm",
-        "dataset",
-        "benchmark",
-        "task",
-        "problem",
-        "algorithm",
-        "suite",
-        "corpus",
-        "series",
-        "family",
-    }
-)
-"""Trailing words whose removal still names the same thing ("LIBERO benchmark" -> "LIBERO")."""
-
-NAMING_HEADS = frozenset(
-    {"model", "models", "network", "architecture", "algorithm", "dataset", "benchmark",
-     "corpus", "suite", "series", "family", "score"}
-)  # fmt: skip
-"""Generic heads that name the thing itself ("Random Forest models", "BLEU score"), unlike
-"framework", "approach" or "system", which may name something made for it."""
-
-MAPPING_HEADS = frozenset({"generation", "synthesis", "translation", "conversion"})
-"""Process words after a mapping task's name that still name the same task
-("text-to-image" and "text-to-image generation", "text-to-speech synthesis"); retrieval
-is another task."""
-
-MEASURE_HEADS = frozenset({"score"})
-"""Trailing words of measures whose removal still names the same measure ("F1 score")."""
-
-
-def name_variants(text: str, generic_heads: frozenset[str] = GENERIC_HEADS) -> set[str]:
-    """Return other names for the same thing: ``text`` without a trailing generic head.
-
-    Examples
-    --------
-    >>> sorted(name_variants("LIBERO benchmark"))
-    ['LIBERO']
-    >>> name_variants("benchmark"), name_variants("Large Language Models")
-    (set(), set())
-    """
-    words = text.split()
-    if len(words) >= 2 and words[-1].lower() in generic_heads:
-        rest = " ".join(words[:-1])
-        if any(any(ch.isupper() or ch.isdigit() for ch in w[1:]) for w in words[:-1]):
-            return {rest}  # a name stays a name without its head; "Large Language" does not
-    return set()
-
-
-UNNAMED_HEADS = frozenset(
-    {"framework", "method", "approach", "pipeline", "system", "strategy", "scheme",
-     "module", "mechanism", "technique", "paradigm", "dataset", "data", "benchmark",
-     "corpus", "suite", "collection"}
-)  # fmt: skip
-"""Head words of a description that stands in for a name ("a two-stage framework", "a
-synthetic dataset"): made by one paper, not a thing across papers."""
-
-
-def unnamed_proposal(name: str, proposed: bool) -> bool:
-    """Whether a paper's entity is something it made but did not name: proposed, and named
-    by a lower-case description ending in a head word such as "framework" or "dataset"
-    (the guidelines name unnamed proposals from the text; two papers' "synthetic
-    dataset" are different data).
-
-    >>> unnamed_proposal("synthetic dataset", True), unnamed_proposal("COCO dataset", True)
-    (True, False)
-    >>> unnamed_proposal("synthetic datasets", False), unnamed_proposal("diffusion model", True)
-    (False, False)
-    """
-    words = name.split()
-    if not proposed or len(words) < 2 or name != name.lower() or any(ch.isdigit() for ch in name):
-        return False
-    head = words[-1]
-    return head in UNNAMED_HEADS or (head.endswith("s") and head[:-1] in UNNAMED_HEADS)
-
-
-def local_entities(extraction: PaperExtraction) -> list[LocalEntity]:
-    """Group a paper's mentions into entities: same type and normalised name, or acronym.
-    An :func:`unnamed_proposal` is scoped to its paper."""
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, m in enumerate(extraction.mentions):
-        name = m.long_form or m.text
-        groups.setdefault((m.type, normalise_name(name)), []).append(i)
-    out = []
-    for local_id, ((type_, _), indexes) in enumerate(groups.items()):
-        ms = [extraction.mentions[i] for i in indexes]
-        proposed = any(m.proposed for m in ms)
-        long_forms = [m.long_form for m in ms if m.long_form]
-        name = long_forms[0] if long_forms else Counter(m.text for m in ms).most_common(1)[0][0]
-        forms = {m.text for m in ms}
-        for form in list(forms) + [name]:
-            forms |= name_variants(form)
-        aliases = tuple(sorted(forms - {name}))
-        out.append(
-            LocalEntity(
-                local_id=local_id,
-                type=type_,
-                name=name,
-                aliases=aliases,
-                mentions=tuple(indexes),
-                proposed=proposed,
-                benchmark=any(m.benchmark for m in ms),
-                scope=extraction.record.id if unnamed_proposal(name, proposed) else "",
-            )
-        )
-    return out
-
-
-class Resolver:
-    """Collect the local entities of papers in memory, then resolve them (small inputs).
-
-    Call :meth:`add` once per paper, then :meth:`resolve`. Builds stream the same
-    resolution from a Parquet table with :func:`resolve_table` instead.
-    """
-
-    def __init__(
-        self,
-        *,
-        fuzzy_threshold: float = 95.0,
-        fuzzy_min_length: int = 20,
-        long_forms: LongForms | None = None,
-    ) -> None:
-        self.fuzzy_threshold = fuzzy_threshold
-        self.fuzzy_min_length = fuzzy_min_length
-        self.long_forms = long_forms
-        self._rows: list[dict] = []
-        self._papers = 0
-
-    def add(self, entities: list[LocalEntity], paper: str | None = None) -> None:
-        """Record one paper's local entities (``paper`` is its id; a counter by default)."""
-        self._rows += local_rows(paper if paper is not None else f"#{self._papers}", entities)
-        self._papers += 1
-
-    def resolve(self, curation: Curation | None = None) -> Resolution:
-        """Return the canonical entities with the merges made (held in a temporary table),
-        and ``curation`` applied."""
-        import pyarrow as pa
-
-        from kg.tables import duckdb_connection
-
-        with duckdb_connection() as con:
-            rows = pa.Table.from_pylist(self._rows, schema=locals_schema())
-            con.register("kg_rows", rows)
-            con.execute("CREATE TEMP TABLE kg_locals AS SELECT * FROM kg_rows")
-            tmp = Path(tempfile.mkdtemp(prefix="kg-resolve-"))
-            resolution = resolve_table(
-                con,
-                "kg_locals",
-                tmp / "entities.parquet",
-                fuzzy_threshold=self.fuzzy_threshold,
-                fuzzy_min_length=self.fuzzy_min_length,
-                curation=curation,
-                long_forms=self.long_forms,
-            )
-        entities = resolution.entities  # read once, then drop the temporary file
-        shutil.rmtree(tmp, ignore_errors=True)
-        return _MemoryResolution(
-            resolution.canonical, resolution.merges, None, resolution.curated, held=entities
-        )
-
-
-@dataclass
-class _MemoryResolution(Resolution):
-    held: dict[str, Entity] = field(default_factory=dict)
-
-    def iter_entities(self, *, batch: int = 10_000) -> Iterator[Entity]:
-        yield from (self.held[k] for k in sorted(self.held))
-
-
 def resolve_table(
     con,
     table: str,
@@ -393,7 +136,7 @@ def resolve_table(
     - **fuzzy**: names of one type whose normalised forms are near-identical (ratio >=
       ``fuzzy_threshold``, at least ``fuzzy_min_length`` characters), whose words with
       digits are the same (``GPT-4`` is not ``GPT-4o``, ``ResNet-50`` not ``ResNet-101``)
-      and whose other words are spellings of each other (:func:`_spelling_variants`);
+      and whose other words are spellings of each other (:func:`spelling_variants`);
     - **head word**: a name (with a capital or digit) and the same name with a generic
       head word (``Dice score``, ``Dice``); a mapping task and the same with its process
       named (``text-to-image``, ``text-to-image generation``);
@@ -555,7 +298,7 @@ def resolve_table(
     headed = [
         (short, long)
         for short, long in rows
-        if _name_like(named.get(short, ""))
+        if name_like(named.get(short, ""))
         # "X framework" may be a framework for X ("emotion recognition framework"): only
         # a one-word name keeps such a head (SPARROW); "X model" is X in more words too
         and (long[len(short) + 1 :] in NAMING_HEADS or " " not in named.get(short, " "))
@@ -600,11 +343,11 @@ def resolve_table(
     fuzzy = []
     for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
         items = list(block)
-        for i, j, score in _near_pairs([norm for _, _, norm, _, _ in items], fuzzy_threshold):
+        for i, j, score in near_pairs([norm for _, _, norm, _, _ in items], fuzzy_threshold):
             (_, _, norm_a, key_a, sup_a), (_, _, norm_b, key_b, sup_b) = items[i], items[j]
-            if _versions(norm_a) != _versions(norm_b):
+            if version_words(norm_a) != version_words(norm_b):
                 continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
-            if not _spelling_variants(norm_a, norm_b):
+            if not spelling_variants(norm_a, norm_b):
                 continue  # RouterBench vs RouterXBench, open-ended QA vs VQA
             support[key_a], support[key_b] = sup_a, sup_b
             fuzzy.append((key_b, key_a, score))
@@ -719,155 +462,3 @@ def resolve_table(
     write_merges(merges, merges_path(entities_path))
     resolution = Resolution(canonical, merges, Path(entities_path), curated)
     return resolution
-
-
-MERGES_SCHEMA_FIELDS = (
-    ("source", "string"),
-    ("target", "string"),
-    ("key", "string"),
-    ("rule", "string"),
-    ("reason", "string"),
-    ("score", "double"),
-    ("papers", "list<string>"),
-    ("paper_count", "int64"),
-)
-"""The columns of ``merges.parquet``: each merge with the canonical ``key`` it ended in."""
-
-
-def merges_path(entities_path: str | Path) -> Path:
-    """Return where the merges of the entities at ``entities_path`` are written."""
-    return Path(entities_path).with_name("merges.parquet")
-
-
-def write_merges(merges: list[Merge], path: str | Path) -> None:
-    """Write ``merges`` to ``path`` (Parquet, :data:`MERGES_SCHEMA_FIELDS`)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    kinds = {"string": pa.string(), "double": pa.float64(), "int64": pa.int64(),
-             "list<string>": pa.list_(pa.string())}  # fmt: skip
-    schema = pa.schema([(n, kinds[k]) for n, k in MERGES_SCHEMA_FIELDS])
-    rows = [{**asdict(m), "papers": list(m.papers)} for m in merges]
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
-
-
-def read_merges(path: str | Path, keys: Iterable[str] | None = None) -> list[Merge]:
-    """Return the merges written by :func:`write_merges` (none when there is no file),
-    only those that ended in one of ``keys`` when given."""
-    keys = None if keys is None else sorted(set(keys))
-    if not Path(path).exists() or keys == []:
-        return []
-    import pyarrow.parquet as pq
-
-    filters = None if keys is None else [("key", "in", keys)]
-    rows = pq.read_table(path, filters=filters).to_pylist()
-    return [Merge(**{**r, "papers": tuple(r["papers"])}) for r in rows]
-
-
-FUZZY_ROWS = 1024
-"""Names compared with a whole block at once (bounds the score matrix's memory)."""
-
-
-def _near_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float]]:
-    """``(i, j, score)`` for each pair ``i < j`` of ``names`` whose RapidFuzz ratio is at
-    least ``threshold``, every pair of the block compared (in C, :data:`FUZZY_ROWS` rows of
-    the score matrix at a time).
-
-    >>> _near_pairs(["low rank adaptation", "low-rank adaptation", "prompt tuning"], 90)
-    [(0, 1, 94.73684210526316)]
-    """
-    import numpy as np
-    from rapidfuzz import process
-
-    out = []
-    for lo in range(0, len(names), FUZZY_ROWS):
-        near = process.cdist(
-            names[lo : lo + FUZZY_ROWS], names, scorer=fuzz.ratio,
-            score_cutoff=threshold - 0.01, dtype=np.float32,
-        )  # fmt: skip
-        for i, j in zip(*np.nonzero(near), strict=True):
-            a, b = int(lo + i), int(j)
-            if a < b and (score := fuzz.ratio(names[a], names[b])) >= threshold:
-                out.append((a, b, score))  # the exact score, not the matrix's float32
-    return out
-
-
-def _name_like(text: str) -> bool:
-    """Whether ``text`` is written as a name: a capital or a digit in it (``Dice``, ``F1``,
-    ``LIBERO``), not a common word (``hybrid``)."""
-    return any(ch.isupper() or ch.isdigit() for ch in text)
-
-
-_ARTICLES = frozenset({"a", "an", "the"})
-
-
-def compact_key(key: str) -> str:
-    """Return a key without its hyphens and articles: keys equal so name one thing.
-
-    >>> compact_key("method:llm-as-a-judge") == compact_key("method:llm-as-judge")
-    True
-    """
-    type_, _, slug_ = key.partition(":")
-    return type_ + ":" + "".join(w for w in slug_.split("-") if w not in _ARTICLES)
-
-
-def _spelling_variants(a: str, b: str) -> bool:
-    """Whether two names differ only as spellings of the same words: as many words, at
-    least two, each pair alike or sharing its first four letters ("modelling",
-    "modeling"; "position", "positional"), so a letter that changes a name does not."""
-    wa, wb = a.split(), b.split()
-    if len(wa) != len(wb) or len(wa) < 2:
-        return False
-    return all(
-        x == y or (len(x) >= 4 and len(y) >= 4 and x[:4] == y[:4])
-        for x, y in zip(wa, wb, strict=True)
-    )
-
-
-def _versions(text: str) -> list[str]:
-    """Return the words of ``text`` that hold a digit (versions and sizes, compared exactly)."""
-    return [w for w in text.split() if any(ch.isdigit() for ch in w)]
-
-
-def spells_acronym(short: str, long: str) -> bool:
-    """Whether each capital of ``short`` starts a word of ``long`` (or is a capital inside
-    one), in order; a comma list of examples spells nothing.
-
-    Examples
-    --------
-    >>> spells_acronym("LoRA", "Low-Rank Adaptation")
-    True
-    >>> spells_acronym("3DGS", "3D Gaussian Splatting")
-    True
-    >>> spells_acronym("AIME", "with extensive evaluation across mathematical")
-    False
-    """
-    if not short or not long or "," in long or ";" in long:
-        return False
-    letters = [ch.lower() for ch in short if ch.isupper()]
-    starts = []
-    for word in re.split(r"[\s\-/]+", long):
-        if word:
-            starts.append(word[0].lower())
-            starts += [ch.lower() for ch in word[1:] if ch.isupper()]
-    it = iter(starts)
-    return bool(letters) and all(ch in it for ch in letters)
-
-
-def defines_acronym(name: str, aliases: list[str] | None) -> bool:
-    """Whether ``name`` is a long form that spells out one of its acronym ``aliases``."""
-    return not is_acronym(name) and any(
-        is_acronym(a) and spells_acronym(a, name) for a in aliases or ()
-    )
-
-
-def is_acronym(text: str) -> bool:
-    """Whether ``text`` is written as an acronym: one word of at most ten characters, at
-    least half of its letters (and two) capitals (``LoRA``, ``ROC-AUC``; not ``Adam``)."""
-    letters = [c for c in text if c.isalpha()]
-    return (
-        bool(letters)
-        and len(text) <= 10
-        and " " not in text
-        and sum(c.isupper() for c in letters) >= max(2, len(letters) // 2)
-    )
