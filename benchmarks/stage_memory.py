@@ -173,9 +173,9 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    import kg.build as kb
+    import kg.build.run as kb
+    from kg.build.outdir import partial_dir
     from kg.exporters import jsonio, ladybug, oxigraph, rdf, report
-    from kg.outdir import partial_dir
 
     work = args.work or Path(tempfile.mkdtemp(prefix="kg-stage-mem-"))
     out = work / "out"

@@ -9,7 +9,7 @@ import pytest
 
 from kg import analytics as A
 from kg.analytics.ranking import pagerank
-from kg.graph.build import add_paper, new_graph
+from kg.graph.assemble import add_paper, new_graph
 
 ENT = {"m": "Method", "t": "Task", "d": "Dataset", "k": "Metric"}
 

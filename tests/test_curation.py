@@ -204,8 +204,8 @@ def test_kg_curate_checks_entries_against_a_build(curated, tmp_path):
 def test_curation_survives_kg_update(curated, tmp_path):
     import shutil
 
+    from kg.build.update import update
     from kg.ingest.sources import ArxivOai, PoliteClient, Politeness
-    from kg.update import update
     from tests.sources_server import Answer, SourceServer, oai_page, oai_record, paper
 
     base, _, _ = curated

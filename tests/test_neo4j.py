@@ -165,7 +165,7 @@ NASTY = [
 
 def nasty_graph() -> nx.MultiDiGraph:
     """A small graph whose names and ids are made of quotes, backslashes and Cypher."""
-    from kg.graph.build import add_paper, new_graph
+    from kg.graph.assemble import add_paper, new_graph
 
     G = new_graph()
     for i, name in enumerate(NASTY):

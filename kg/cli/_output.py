@@ -33,8 +33,8 @@ written over."""
 
 def check_save(path: Path | None, force: bool) -> None:
     """Refuse ``--save PATH`` before any work when kg may not write it (see
-    :func:`kg.outdir.check_output_file`)."""
-    from kg.outdir import check_output_file
+    :func:`kg.build.outdir.check_output_file`)."""
+    from kg.build.outdir import check_output_file
 
     if path is not None:
         check_output_file(path, force=force, ours=_saved_by_kg, option="--save")
@@ -51,7 +51,7 @@ def _saved_by_kg(path: Path) -> bool:
 def save_json(data: Any, path: Path | None) -> None:
     """Write ``data`` (a dict) as JSON to ``path``, atomically, marked as kg's (nothing
     when ``path`` is None)."""
-    from kg.outdir import atomic_write_text
+    from kg.build.outdir import atomic_write_text
 
     if path is not None:
         atomic_write_text(path, _json_text({"tool": SAVED_BY, **data}) + "\n")

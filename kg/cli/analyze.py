@@ -32,8 +32,8 @@ def analyze(
         kg analyze out --format html
     """
     from kg.analytics.report import FORMATS, write_analysis
+    from kg.build.outdir import check_output_folder, write_folder
     from kg.exporters.jsonio import read_build_graph
-    from kg.outdir import check_output_folder, write_folder
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
@@ -70,8 +70,8 @@ def viz(
 
         kg viz out -o graph.html
     """
+    from kg.build.outdir import check_output_file
     from kg.exporters.jsonio import read_build_graph
-    from kg.outdir import check_output_file
     from kg.viz.html import read_sentences, write_html, written_by_viz
 
     target = output or Path(out_dir) / "graph.html"

@@ -60,7 +60,7 @@ def _entity(db: Path, what: str, type_: str | None) -> dict:
 def _file(db: Path, file: Path | None) -> Path:
     if file is not None:
         return file
-    from kg.outdir import read_manifest
+    from kg.build.outdir import read_manifest
 
     remembered = ((read_manifest(db) or {}).get("pipeline") or {}).get("curation")
     if not remembered:

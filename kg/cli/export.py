@@ -31,9 +31,9 @@ def neo4j_csv_cmd(
     IMPORT.md in the same folder holds the exact neo4j-admin command. The folder is
     replaced whole; one kg did not write is refused unless --force, a build's own never.
     """
+    from kg.build.outdir import check_output_folder, write_folder
     from kg.exporters.jsonio import read_build_source
     from kg.exporters.neo4j_csv import write_neo4j_csv
-    from kg.outdir import check_output_folder, write_folder
 
     target = to or Path(out_dir) / "neo4j-csv"
     tool = "kg export neo4j-csv"

@@ -60,8 +60,8 @@ def update(
 
     The first update of a build needs --from.
     """
+    from kg.build.update import update as run_update
     from kg.ingest.sources import ArxivOai, HfDaily, PoliteClient, Politeness, user_agent
-    from kg.update import update as run_update
 
     if source is SourceName.arxiv:
         url = base_url or OAI_URL

@@ -27,7 +27,7 @@ from kg.exporters.neo4j_settings import (
     DEFAULT_URI,  # noqa: F401  (kg.exporters.neo4j.DEFAULT_URI stays importable)
     Neo4jSettings,
 )
-from kg.graph.build import MAX_EVIDENCE
+from kg.graph.assemble import MAX_EVIDENCE
 from kg.graph.model import (
     EDGE_ENDS,
     ENTITY_LABELS,

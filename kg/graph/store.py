@@ -3,7 +3,7 @@
 A build writes the graph of every paper as rows (:class:`GraphTableWriter`): Paper and
 Result nodes, and each paper's edges. :func:`merge_edge_tables` then sorts the edge rows
 of all papers by (type, from, to, paper) out of core and folds each edge's rows into one
-(:func:`kg.graph.build.merge_edge`), so no stage holds the whole graph. Exporters read
+(:func:`kg.graph.assemble.merge_edge`), so no stage holds the whole graph. Exporters read
 through :class:`GraphTables`, or :class:`NxGraph` for a graph already in memory; both
 yield ``(key, data)`` nodes and ``(u, v, type, data)`` edges, data as in ``graph.json``.
 """
@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import networkx as nx
 
-from kg.graph.build import entity_node, merge_edge, paper_graph
+from kg.graph.assemble import entity_node, merge_edge, paper_graph
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from kg.resolve.resolver import Entity
 from kg.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
@@ -128,7 +128,7 @@ machine, against 91 to 142 s in 6."""
 
 EDGE_ROWS_PER_SHARD = 10_000
 """Merged edges held before they are written as a shard of ``edges/``. An edge carries up
-to :data:`~kg.graph.build.MAX_EVIDENCE` evidence items, and more of them the bigger the
+to :data:`~kg.graph.assemble.MAX_EVIDENCE` evidence items, and more of them the bigger the
 corpus, so a count of rows held weighs more on a big build: merging alone, in a process of
 its own, peaked at 417 / 579 / 775 MB on 10,000 / 71,908 / 287,632 abstracts with 50,000
 rows a shard, and at 388 / 482 / 537 MB with 10,000, in the same time."""

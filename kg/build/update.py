@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.build import BuildSummary, build, paper_digests, record_digest
+from kg.build.outdir import read_manifest
+from kg.build.run import BuildSummary, build
+from kg.build.shards import paper_digests, record_digest
 from kg.errors import BuildError
 from kg.graph.store import TABLES
 from kg.ingest import Record, read
 from kg.ingest.sources import FetchSummary, PoliteClient, Source, fetch_to_file
 from kg.ingest.sources.harvest import state_path
-from kg.outdir import read_manifest
 
 __all__ = ["UpdateSummary", "update", "updates_dir", "last_update"]
 
@@ -149,7 +150,7 @@ def update(
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids
     if neo4j_driver is not None:
-        from kg.build import curated_away
+        from kg.build.curation import curated_away
         from kg.exporters.jsonio import read_build_source
         from kg.exporters.neo4j import load_neo4j
         from kg.graph.store import PaperSubset
