@@ -11,11 +11,11 @@ import pytest
 from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j import (
     LoadSummary,
-    _merged_edge,
     database_counts,
     load_neo4j,
     schema_statements,
 )
+from kg.exporters.neo4j_writes import merged_edge
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from tests.conftest import EXAMPLES
 
@@ -53,7 +53,7 @@ def test_merged_edge_counts_a_reloaded_paper_once_and_replaces_its_evidence():
         "confidence": 0.9,
         "evidence": json.dumps([{"paper": "p2", "text": "b"}, {"paper": "p3", "text": "c"}]),
     }
-    merged = _merged_edge(old, new)
+    merged = merged_edge(old, new)
     assert merged["papers"] == ["p1", "p2", "p3"] and merged["support"] == 3
     assert merged["confidence"] == 0.9
     texts = [(e["paper"], e["text"]) for e in json.loads(merged["evidence"])]

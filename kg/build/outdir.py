@@ -9,6 +9,7 @@ directory is never deleted, not even with ``force``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -355,3 +356,24 @@ def write_folder(path: Path, tool: str, write: Callable[[Path], T]) -> T:
 def derived_files(out_dir: Path) -> list[str]:
     """The outputs of other commands in the build ``out_dir`` (a rebuild removes them)."""
     return [name for name in DERIVED if (out_dir / name).exists()]
+
+
+def no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` or an error behind it is a full disk (ENOSPC)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "No space left on device" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def mount_point(path: Path) -> Path:
+    """The mount point of the file system ``path`` is on."""
+    path = path.resolve()
+    while not os.path.ismount(path) and path != path.parent:
+        path = path.parent
+    return path

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
@@ -19,6 +18,8 @@ from kg.build.outdir import (
     check_output_dir,
     derived_files,
     locked,
+    mount_point,
+    no_space,
     partial_dir,
     read_manifest,
     replace_dir,
@@ -36,7 +37,8 @@ from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
 from kg.ingest import FieldMap, Skipped
-from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles, list_inputs
+from kg.ingest.readers import InputFiles, list_inputs
+from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import resolve_table
 from kg.tables import duckdb_connection, glob_of, release_memory, shard_files
@@ -257,11 +259,11 @@ def build(
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 raise  # an interrupt: the shards stay for --resume
-            if _no_space(exc):  # what was written keeps the disk full: it goes
+            if no_space(exc):  # what was written keeps the disk full: it goes
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise BuildError(
                     f"the build failed: no space left on the device holding {tmp.parent} "
-                    f"(mounted at {_mount_point(tmp.parent)}); the partial output was "
+                    f"(mounted at {mount_point(tmp.parent)}); the partial output was "
                     f"removed; {_kept(out_dir)}. Free some space, or write elsewhere (-o DIR)"
                 ) from exc
             extracted = _extracted_count(tmp / TABLES)
@@ -277,26 +279,6 @@ def build(
                 )
             raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
     return summary
-
-
-def _no_space(exc: BaseException) -> bool:
-    """Whether ``exc`` or an error behind it is a full disk (ENOSPC)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-            return True
-        if "No space left on device" in str(exc):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _mount_point(path: Path) -> Path:
-    path = path.resolve()
-    while not os.path.ismount(path) and path != path.parent:
-        path = path.parent
-    return path
 
 
 RESUME_STATE = "kg-build-partial.json"

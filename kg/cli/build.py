@@ -9,7 +9,8 @@ import typer
 
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.ingest import FieldMap, Skipped
-from kg.ingest.readers import DEFAULT_MAX_CHARS, InputFiles
+from kg.ingest.readers import InputFiles
+from kg.ingest.record import DEFAULT_MAX_CHARS
 
 from ._output import progress, stderr, stdout
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import networkx as nx
 
@@ -27,13 +26,22 @@ from kg.exporters.neo4j_settings import (
     DEFAULT_URI,  # noqa: F401  (kg.exporters.neo4j.DEFAULT_URI stays importable)
     Neo4jSettings,
 )
-from kg.graph.assemble import MAX_EVIDENCE
+from kg.exporters.neo4j_writes import (
+    add_counters,
+    delete_entities,
+    edge_batches,
+    entity_batch,
+    node_batch,
+    node_props,
+    per_paper_edges,
+    recount_batch,
+    run_write,
+    shared_edges,
+)
 from kg.graph.model import (
     EDGE_ENDS,
     ENTITY_LABELS,
     NODE_LABELS,
-    NODE_PROPERTIES,
-    label_of_key,
 )
 from kg.graph.store import GraphSource, graph_source, json_text
 from kg.resources import schemas_dir
@@ -118,115 +126,6 @@ def apply_schema(driver, database: str | None = None, *, indexes: bool = True) -
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
 
 
-def _props(data: dict[str, Any], label: str) -> dict[str, Any]:
-    return {k: data[k] for k in NODE_PROPERTIES[label] if data.get(k) is not None}
-
-
-def _add_counters(summary: LoadSummary, counters, label: str, *, node: bool) -> None:
-    if node:
-        summary.nodes_created[label] += counters.nodes_created
-    else:
-        summary.relationships_created[label] += counters.relationships_created
-    summary.properties_set += counters.properties_set
-
-
-def _run_write(driver, database, query: str, rows: list[dict[str, Any]]):
-    """Run ``query`` with ``$rows`` in a managed write transaction; return its counters."""
-
-    def work(tx):
-        return tx.run(query, rows=rows).consume().counters
-
-    with driver.session(database=database) as session:
-        return session.execute_write(work)
-
-
-def _merged_edge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-    """Combine an edge already in the database with the same edge from this load."""
-    if old is None:
-        return new
-    papers = list(old["papers"] or [])
-    papers += [p for p in new["papers"] if p not in papers]
-    fresh = set(new["papers"])
-    kept = [e for e in json.loads(old["evidence"] or "[]") if e.get("paper") not in fresh]
-    evidence = (kept + json.loads(new["evidence"]))[:MAX_EVIDENCE]
-    return {
-        **new,
-        "papers": papers,
-        "support": len(papers),
-        "confidence": max(old["confidence"] or 0.0, new["confidence"]),
-        "evidence": json_text(evidence),
-    }
-
-
-def _edge_batches(
-    source: GraphSource, size: int
-) -> Iterator[tuple[str, str, str, list[dict[str, Any]]]]:
-    """Yield ``(type, from label, to label, rows)`` batches of the edges of ``source``."""
-    for rtype, ends in EDGE_ENDS.items():
-        pending: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for u, v, _, data in source.edges(rtype, evidence_json=True):
-            a, b = label_of_key(u), label_of_key(v)
-            if (a, b) not in ends:
-                raise ExportError(f"edge {rtype} from {a} to {b} is not in the schema")
-            props = {
-                "support": data["support"],
-                "confidence": data["confidence"],
-                "papers": list(data["papers"]),
-                "evidence": data["evidence"],
-            }
-            if "mentions" in data:
-                props["mentions"] = data["mentions"]
-            rows = pending[(a, b)]
-            rows.append({"u": u, "v": v, "props": props})
-            if len(rows) >= size:
-                yield rtype, a, b, rows
-                pending[(a, b)] = []
-        for (a, b), rows in pending.items():
-            if rows:
-                yield rtype, a, b, rows
-
-
-def _load_shared_edges(driver, database, rtype, a, b, rows) -> Any:
-    """Merge relations shared by papers: union of papers, per-paper evidence replaced."""
-    read = (
-        f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}})-[r:{rtype}]->(b:{b} {{key: row.v}}) "
-        "RETURN row.u AS u, row.v AS v, r.papers AS papers, r.evidence AS evidence, "
-        "r.confidence AS confidence"
-    )
-    write = (
-        f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
-        f"MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
-    )
-
-    def work(tx):
-        existing = {
-            (rec["u"], rec["v"]): rec.data()
-            for rec in tx.run(read, rows=[{"u": r["u"], "v": r["v"]} for r in rows])
-        }
-        changed = []
-        for row in rows:
-            old = existing.get((row["u"], row["v"]))
-            merged = _merged_edge(old, row["props"])
-            if old is None or any(merged[k] != old.get(k) for k in ("papers", "evidence")):
-                changed.append({"u": row["u"], "v": row["v"], "props": merged})
-        return tx.run(write, rows=changed).consume().counters if changed else None
-
-    with driver.session(database=database) as session:
-        return session.execute_write(work)
-
-
-def _recount_entities(driver, database, label: str, keys: Iterable[str], size: int) -> None:
-    query = (
-        f"UNWIND $rows AS k MATCH (n:{label} {{key: k}}) "
-        "WITH n, [(:Paper)-[m:MENTIONS]->(n) | coalesce(m.mentions, 1)] AS counts "
-        "SET n.support = size(counts), "
-        "n.mention_count = reduce(total = 0, c IN counts | total + c), "
-        "n.proposed_count = COUNT { (:Paper)-[:PROPOSES]->(n) }"
-    )
-    for batch in batched(keys, size):
-        _run_write(driver, database, query, batch)
-
-
 def _drop_stale(
     driver, database, source: GraphSource, reloaded: set[str], summary: LoadSummary
 ) -> dict[str, set[str]]:
@@ -255,7 +154,7 @@ def _drop_stale(
             )
             stale = [r.data() for r in records if (r["p"], rtype, r["e"]) not in fresh_edges]
             if stale:
-                _run_write(
+                run_write(
                     driver,
                     database,
                     f"UNWIND $rows AS row MATCH (p:Paper {{key: row.p}})-[r:{rtype}]->"
@@ -273,7 +172,7 @@ def _drop_stale(
     )
     stale_results = [r["key"] for r in records if r["key"] not in results]
     if stale_results:
-        _run_write(
+        run_write(
             driver,
             database,
             "UNWIND $rows AS k MATCH (r:Result {key: k}) DETACH DELETE r",
@@ -315,9 +214,9 @@ def _drop_stale(
                 f"(y:{b} {{key: row.v}}) "
             )
             if rows:
-                _run_write(driver, database, match + "SET r += row.props", rows)
+                run_write(driver, database, match + "SET r += row.props", rows)
             if gone:
-                _run_write(driver, database, match + "DELETE r", gone)
+                run_write(driver, database, match + "DELETE r", gone)
             if rows or gone:
                 summary.stale_removed[rtype] += len(rows) + len(gone)
     return touched
@@ -372,12 +271,12 @@ def load_neo4j(
     summary.papers_reloaded = len(known)
     summary.papers_new = n_papers - len(known)
     touched = _drop_stale(driver, database, source, known, summary) if known and replace else {}
-    _delete_entities(driver, database, removed, summary)
+    delete_entities(driver, database, removed, summary)
 
     def done(step: str, n: int, counters_list, *, node: bool) -> None:
         for label, counters in counters_list:
             if counters is not None:
-                _add_counters(summary, counters, label, node=node)
+                add_counters(summary, counters, label, node=node)
         if n:
             summary.rows[step.split(" ")[0]] += n  # the label, or the relationship type
             if on_batch:
@@ -398,9 +297,9 @@ def load_neo4j(
                 done(step_, n_, fut.result(), node=node)
 
         def node_tasks(label: str):
-            rows = ({"key": k, "props": _props(d, label)} for k, d in source.nodes(label))
+            rows = ({"key": k, "props": node_props(d, label)} for k, d in source.nodes(label))
             for batch in batched(rows, batch_size):
-                fn = partial(_node_batch, driver, database, label, batch, known)
+                fn = partial(node_batch, driver, database, label, batch, known)
                 yield label, len(batch), fn
 
         for label in ("Paper", "Result"):
@@ -427,18 +326,18 @@ def load_neo4j(
                 for k, d in source.nodes(label)
             )
             for batch in batched(rows, batch_size):
-                fn = partial(_entity_batch, driver, database, label, batch, existing[label])
+                fn = partial(entity_batch, driver, database, label, batch, existing[label])
                 yield label, len(batch), fn
 
         for label in ENTITY_LABELS:
             run_all(entity_tasks(label), node=True)
 
         def edge_tasks():
-            for rtype, a, b, batch in _edge_batches(source, batch_size):
+            for rtype, a, b, batch in edge_batches(source, batch_size):
                 if a in _PER_PAPER_SOURCES:
-                    fn = partial(_per_paper_edges, driver, database, rtype, a, b, batch, known)
+                    fn = partial(per_paper_edges, driver, database, rtype, a, b, batch, known)
                 else:
-                    fn = partial(_shared_edges, driver, database, rtype, a, b, batch, existing)
+                    fn = partial(shared_edges, driver, database, rtype, a, b, batch, existing)
                 yield f"{rtype} {a}->{b}", len(batch), fn
 
         run_all(edge_tasks(), node=False)
@@ -447,126 +346,12 @@ def load_neo4j(
             for label in ENTITY_LABELS:
                 keys = sorted(existing[label] | touched.get(label, set()))
                 for batch in batched(keys, batch_size):
-                    fn = partial(_recount_batch, driver, database, label, batch)
+                    fn = partial(recount_batch, driver, database, label, batch)
                     yield f"recount {label}", 0, fn
 
         run_all(recount_tasks(), node=True)
     apply_schema(driver, database)
     return summary
-
-
-def _delete_entities(driver, database, keys: Iterable[str], summary: LoadSummary) -> None:
-    """DETACH DELETE the entities with these keys (those a curation took out)."""
-    from kg.resolve.keys import key_type
-
-    by_label: dict[str, list[str]] = defaultdict(list)
-    for key in keys:
-        by_label[key_type(key)].append(key)
-    for label, batch in sorted(by_label.items()):
-        records, _, _ = driver.execute_query(
-            f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) DETACH DELETE n RETURN count(*) AS n",
-            keys=batch,
-            database_=database,
-        )
-        if records and records[0]["n"]:
-            summary.stale_removed[label] += records[0]["n"]
-
-
-def _recount_batch(driver, database, label, keys):
-    _recount_entities(driver, database, label, keys, len(keys))
-    return []
-
-
-def _split(rows: list[dict[str, Any]], is_old: Callable[[dict[str, Any]], bool]):
-    """Return ``(new, old)``: the rows for which ``is_old`` is false, and the others."""
-    new: list[dict[str, Any]] = []
-    old: list[dict[str, Any]] = []
-    for row in rows:
-        (old if is_old(row) else new).append(row)
-    return new, old
-
-
-def _create_nodes(driver, database, label, rows):
-    """CREATE nodes that cannot be in the database yet (the key constraint still holds)."""
-    query = f"UNWIND $rows AS row CREATE (n:{label}) SET n = row.props, n.key = row.key"
-    return (label, _run_write(driver, database, query, rows))
-
-
-def _node_batch(driver, database, label, batch, known: set[str]):
-    """Papers new to the database, and their results, are CREATEd; those of a paper
-    loaded before are MERGEd."""
-
-    def paper_of(row) -> str:
-        return row["key"] if label == "Paper" else f"paper:{row['props']['paper_id']}"
-
-    new, old = _split(batch, lambda r: paper_of(r) in known)
-    out = []
-    if new:
-        out.append(_create_nodes(driver, database, label, new))
-    if old:
-        query = f"UNWIND $rows AS row MERGE (n:{label} {{key: row.key}}) SET n += row.props"
-        out.append((label, _run_write(driver, database, query, old)))
-    return out
-
-
-def _entity_batch(driver, database, label, batch, existing: set[str]):
-    """An entity new to the database is CREATEd with this build's names and counts; one
-    already there takes this build's name (the form most papers use, or a curated one)
-    and gains the aliases it lacks (its counts are recounted at the end)."""
-    records, _, _ = driver.execute_query(
-        f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key",
-        keys=[r["key"] for r in batch],
-        database_=database,
-    )
-    found = {r["key"] for r in records}
-    existing.update(found)  # set.update is atomic under the GIL
-    new, old = _split(batch, lambda r: r["key"] in found)
-    out = []
-    if new:
-        out.append(_create_nodes(driver, database, label, new))
-    if old:
-        query = (
-            f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) "
-            "SET n.aliases = n.aliases + [a IN row.props.aliases WHERE NOT a IN n.aliases], "
-            "n.benchmark = n.benchmark OR row.props.benchmark, n.name = row.props.name"
-        )
-        out.append((label, _run_write(driver, database, query, old)))
-    return out
-
-
-def _ends(a: str, b: str) -> str:
-    return f"UNWIND $rows AS row MATCH (a:{a} {{key: row.u}}) MATCH (b:{b} {{key: row.v}}) "
-
-
-def _create_edges(driver, database, rtype, a, b, rows):
-    """CREATE relationships that cannot be in the database yet (no check for one)."""
-    query = _ends(a, b) + f"CREATE (a)-[r:{rtype}]->(b) SET r = row.props"
-    return _run_write(driver, database, query, rows)
-
-
-def _per_paper_edges(driver, database, rtype, a, b, batch, known: set[str]):
-    """A paper new to the database has none of its edges there yet: CREATE them; a paper
-    loaded before MERGEs its edges."""
-    new, old = _split(batch, lambda r: f"paper:{r['props']['papers'][0]}" in known)
-    out = []
-    if new:
-        out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
-    if old:
-        query = _ends(a, b) + f"MERGE (a)-[r:{rtype}]->(b) SET r += row.props"
-        out.append((rtype, _run_write(driver, database, query, old)))
-    return out
-
-
-def _shared_edges(driver, database, rtype, a, b, batch, existing: dict[str, set[str]]):
-    """A relation with an end that is new to the database cannot be there yet: CREATE it;
-    one between two entities loaded before is merged with what the database holds."""
-    new, old = _split(batch, lambda r: r["u"] in existing[a] and r["v"] in existing[b])
-    out = []
-    if new:
-        out.append((rtype, _create_edges(driver, database, rtype, a, b, new)))
-    if old:
-        out.append((rtype, _load_shared_edges(driver, database, rtype, a, b, old)))
-    return out
 
 
 def database_counts(driver, database: str | None = None) -> dict[str, int]:

@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import io
 import json
 import re
 import sys
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, NamedTuple
 
+from kg.ingest.gunzip import GunzipStream
+from kg.ingest.json_records import record_from_json
 from kg.ingest.record import (
+    DEFAULT_MAX_CHARS,
     FieldMap,
+    Item,
     Record,
     Skipped,
     clean_text,
     find_code_url,
     normalise_space,
     paper_id_for,
+    text_problem,
 )
 
 __all__ = [
@@ -35,14 +37,11 @@ __all__ = [
     "detect_format",
 ]
 
-DEFAULT_MAX_CHARS = 100_000
 MIN_WORDS = 20
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]?(\s|$)")
 _TEXT_SUFFIXES = {".txt", ".text", ".md"}
 _JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 _KNOWN_SUFFIXES = _TEXT_SUFFIXES | _JSONL_SUFFIXES | {".json"}
-
-Item = Record | Skipped
 
 
 @dataclass(frozen=True)
@@ -167,61 +166,10 @@ def read_path(
         return
     try:
         with open(path, "rb") as fh:
-            raw: IO[bytes] = _GunzipStream(fh) if _without_gz(path.name) != path.name else fh
+            raw: IO[bytes] = GunzipStream(fh) if _without_gz(path.name) != path.name else fh
             yield from _read_stream(raw, str(path), _format_from_name(path), fields, max_chars)
     except OSError as exc:
         yield Skipped(str(path), None, f"cannot read file: {exc}")
-
-
-class _GunzipStream(io.RawIOBase):
-    """A gzip file as a byte stream that keeps what it decoded before a break.
-
-    ``gzip.GzipFile`` raises on a truncated file and loses the data of its last read; this
-    stream returns everything it could decode and then sets :attr:`broken` to the reason.
-    Concatenated gzip members are read one after another.
-    """
-
-    def __init__(self, fh: IO[bytes]) -> None:
-        self._fh = fh
-        self._inflater = zlib.decompressobj(wbits=31)
-        self._started = False
-        self._pending = b""
-        self._offset = 0
-        self._done = False
-        self.broken: str | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        while self._offset >= len(self._pending) and not self._done:
-            self._pending, self._offset = self._inflate(), 0
-        n = min(len(buffer), len(self._pending) - self._offset)
-        buffer[:n] = self._pending[self._offset : self._offset + n]
-        self._offset += n
-        return n
-
-    def _inflate(self) -> bytes:
-        chunk = self._fh.read(1 << 16)
-        if not chunk:
-            self._done = True
-            if self._started and not self._inflater.eof:
-                self.broken = "truncated gzip"
-            return b""
-        out = []
-        try:
-            while chunk:
-                if self._inflater.eof:
-                    if not chunk.strip(b"\0"):  # zero padding after the last member
-                        break
-                    self._inflater = zlib.decompressobj(wbits=31)
-                self._started = True
-                out.append(self._inflater.decompress(chunk))
-                chunk = self._inflater.unused_data
-        except zlib.error as exc:
-            self._done = True
-            self.broken = f"corrupt gzip data ({exc})"
-        return b"".join(out)
 
 
 def _stream_break(raw: IO[bytes]) -> str | None:
@@ -423,7 +371,7 @@ def _paragraph(
             normalise_space(" ".join(lines))[:80],
         )
     text = clean_text(" ".join(lines))
-    problem = _text_problem(text, max_chars)
+    problem = text_problem(text, max_chars)
     if problem:
         return Skipped(source, start, problem, text[:80])
     words = len(text.split())
@@ -433,16 +381,6 @@ def _paragraph(
     return Record(
         id=paper_id_for(text), text=text, code_url=find_code_url(text), source=source, line=start
     )
-
-
-def _text_problem(text: str, max_chars: int) -> str | None:
-    if not text:
-        return "empty abstract"
-    if len(text) > max_chars:
-        return (
-            f"abstract has {len(text):,} characters, over the limit of {max_chars:,} (--max-chars)"
-        )
-    return None
 
 
 def _json_problem(exc: ValueError | RecursionError) -> str:
@@ -521,137 +459,3 @@ def read_json_array(
         return
     for index, obj in enumerate(data, start=1):
         yield record_from_json(obj, source, index, fields, max_chars)
-
-
-def _first(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        value = obj.get(key)
-        if value not in (None, "", []):
-            return value
-    return None
-
-
-def _authors(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        parts = re.split(r",\s*|\s+and\s+", value)
-        return tuple(p.strip() for p in parts if p.strip())
-    if isinstance(value, list):
-        out = []
-        for item in value:
-            if isinstance(item, str):
-                out.append(item.strip())
-            elif isinstance(item, list):  # arXiv authors_parsed: [last, first, suffix]
-                out.append(" ".join(str(x) for x in reversed(item[:2]) if x).strip())
-            elif isinstance(item, dict) and item.get("name"):
-                out.append(str(item["name"]))
-        return tuple(normalise_space(a) for a in out if a)
-    return ()
-
-
-def _text_or_none(value: Any) -> str | None:
-    """A scalar JSON value as a string; objects and arrays give None."""
-    if value is None or isinstance(value, dict | list):
-        return None
-    return str(value)
-
-
-_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:$|[T ])")
-
-
-def _date(value: str | None, notes: list[str]) -> str | None:
-    """``value`` when it reads as a date (ISO ``YYYY[-MM[-DD]]...`` or an e-mail style date
-    as arXiv writes them), else None with a note saying it was left out."""
-    if value is None:
-        return None
-    match = _ISO_DATE.match(value.strip())
-    try:
-        if match:
-            y, m, d = (int(g) if g else 1 for g in match.groups())
-            datetime.date(y, m, d)
-            return value
-        if email.utils.parsedate_to_datetime(value) is not None:
-            return value
-    except (ValueError, TypeError, IndexError):
-        pass
-    notes.append(f"date {value[:40]!r} is not a date; left out")
-    return None
-
-
-def _year(year: Any, date: str | None, notes: list[str]) -> int | None:
-    """The paper's year: the year field when it reads as one (1000-2999), else the
-    date's; a year field that does not is left out with a note."""
-    if year is not None:
-        text = str(year).strip() if not isinstance(year, bool) else ""
-        match = re.fullmatch(r"([12]\d{3})(?:[-/.].*)?", text)
-        if match and not isinstance(year, float | bool):
-            return int(match[1])
-        notes.append(f"year {str(year)[:40]!r} is not a year; left out")
-    if date:
-        match = _ISO_DATE.match(date.strip())
-        if match:
-            return int(match[1])
-        try:
-            return email.utils.parsedate_to_datetime(date).year
-        except (ValueError, TypeError, IndexError):
-            return None
-    return None
-
-
-def record_from_json(
-    obj: Any, source: str, line: int, fields: FieldMap, max_chars: int = DEFAULT_MAX_CHARS
-) -> Item:
-    """Return the ``Record`` of one JSON object, or ``Skipped`` saying what is missing."""
-    if not isinstance(obj, dict):
-        return Skipped(source, line, f"expected a JSON object, got {type(obj).__name__}")
-    text = _first(obj, fields.text)
-    if text is None:
-        keys = "/".join(fields.text)
-        present = ", ".join(sorted(str(k) for k in obj)[:8]) or "none"
-        return Skipped(
-            source,
-            line,
-            f"empty abstract (no non-empty {keys} field; this record has: {present}; "
-            "name the abstract's key with --field text=KEY)",
-        )
-    if not isinstance(text, str):
-        return Skipped(source, line, f"abstract field is a {type(text).__name__}, not a string")
-    notes: list[str] = []
-    if "\x00" in text:  # an escaped \u0000: a character of valid JSON, not binary data
-        notes.append("NUL characters (\\u0000) in the abstract read as spaces")
-    text = clean_text(text)
-    problem = _text_problem(text, max_chars)
-    if problem:
-        return Skipped(source, line, problem, text[:80])
-    given_id = _first(obj, fields.id)
-    if isinstance(given_id, dict | list | bool):
-        return Skipped(source, line, f"id field is a {type(given_id).__name__}, not a string")
-    date = _date(_text_or_none(_first(obj, fields.date)), notes)
-    categories = _first(obj, fields.categories)
-    if categories is None:
-        categories = []
-    elif isinstance(categories, str):
-        categories = categories.split()
-    elif not isinstance(categories, list):
-        categories = [categories]
-    upvotes = _first(obj, fields.upvotes)
-    if not isinstance(upvotes, int) or isinstance(upvotes, bool):
-        upvotes = None
-    title = _text_or_none(_first(obj, fields.title))
-    title = clean_text(title) if title else None
-    return Record(
-        id=clean_text(str(given_id)) if given_id is not None else paper_id_for(text),
-        text=text,
-        title=title or None,
-        year=_year(_first(obj, fields.year), date, notes),
-        date=date,
-        authors=_authors(_first(obj, fields.authors)),
-        url=_text_or_none(_first(obj, fields.url)),
-        code_url=_text_or_none(_first(obj, fields.code_url)) or find_code_url(text),
-        categories=tuple(str(c) for c in categories if not isinstance(c, dict | list)),
-        upvotes=upvotes,
-        source=source,
-        line=line,
-        notes=tuple(notes),
-    )

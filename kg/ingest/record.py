@@ -14,6 +14,9 @@ __all__ = [
     "find_code_url",
     "normalise_space",
     "clean_text",
+    "text_problem",
+    "DEFAULT_MAX_CHARS",
+    "Item",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -127,3 +130,21 @@ def find_code_url(text: str) -> str | None:
     """
     match = _CODE_URL.search(text)
     return match.group(0).rstrip(".") if match else None
+
+
+DEFAULT_MAX_CHARS = 100_000
+"""The longest abstract read (``--max-chars``); a longer one is skipped, said why."""
+
+Item = Record | Skipped
+"""What a reader yields: a record, or the input it skipped and why."""
+
+
+def text_problem(text: str, max_chars: int) -> str | None:
+    """Why an abstract cannot be read (empty, over ``max_chars``), or None."""
+    if not text:
+        return "empty abstract"
+    if len(text) > max_chars:
+        return (
+            f"abstract has {len(text):,} characters, over the limit of {max_chars:,} (--max-chars)"
+        )
+    return None
