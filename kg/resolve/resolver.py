@@ -30,7 +30,7 @@ from kg.resolve.matching import (
     version_words,
 )
 from kg.resolve.merges import MERGE_PAPERS, Merge, merges_path, write_merges
-from kg.tables import iter_rows
+from kg.util.tables import iter_rows
 
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
     pass
@@ -291,7 +291,7 @@ def resolve_table(
     named = {}
     if rows:  # only a name stays itself without its head: "Dice score", not "hybrid model"
         named = dict(con.execute(
-            "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n "
+            "SELECT raw_key, arg_max(name, (n, name)) FROM (SELECT raw_key, name, count(*) AS n "
             f"FROM {table} WHERE raw_key IN (SELECT unnest(?)) GROUP BY ALL) GROUP BY raw_key",
             [sorted({short for short, _ in rows})],
         ).fetchall())  # fmt: skip
