@@ -209,7 +209,7 @@ def test_edges_merged_in_partitions_are_the_edges_merged_at_once(example_build, 
     import pyarrow.parquet as pq
 
     from kg.graph.store import EDGES, GraphTableWriter, merge_edge_tables
-    from kg.tables import shard_files
+    from kg.util.tables import shard_files
 
     out, _ = example_build
     records = [json.loads(line) for line in open(out / "extractions.jsonl", encoding="utf-8")]
@@ -237,7 +237,7 @@ def test_table_edges_hand_on_their_evidence_json_and_old_tables_still_read(examp
     import pyarrow.parquet as pq
 
     from kg.graph.store import EDGES, GraphTables, NxGraph, json_text
-    from kg.tables import shard_files
+    from kg.util.tables import shard_files
 
     out, _ = example_build
     G = read_graph_json(out / "graph.json")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from kg.errors import KgError
+from kg.util.files import atomic_write_text, temp_sibling
 
 __all__ = [
     "MANIFEST",
@@ -221,7 +222,7 @@ def new_temp_dir(out_dir: Path) -> Path:
     """Create the hidden sibling directory a build writes into (mode from the umask)."""
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        tmp = _temp_sibling(out_dir)
+        tmp = temp_sibling(out_dir)
         try:
             tmp.mkdir()
         except FileExistsError:
@@ -320,23 +321,6 @@ def _version() -> str:
     from kg import __version__
 
     return __version__
-
-
-def _temp_sibling(path: Path) -> Path:
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary sibling renamed over it, so a reader
-    (or a failure half-way) never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_sibling(path)
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
 
 
 def write_folder(path: Path, tool: str, write: Callable[[Path], T]) -> T:

@@ -7,7 +7,6 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +32,7 @@ from kg.build.shards import (
     _extract_new_papers,
     _extractions,
 )
+from kg.build.summary import BuildSummary
 from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
@@ -41,41 +41,11 @@ from kg.ingest.readers import InputFiles, list_inputs
 from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import resolve_table
-from kg.tables import duckdb_connection, glob_of, release_memory, shard_files
+from kg.util.tables import duckdb_connection, glob_of, release_memory, shard_files
 
 __all__ = ["BuildSummary", "build"]
 
 T = TypeVar("T")
-
-
-@dataclass
-class BuildSummary:
-    """What a build read, skipped, found and wrote, and how long each stage took."""
-
-    out_dir: Path
-    papers: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    entity_counts: dict[str, int] = field(default_factory=dict)
-    relation_counts: dict[str, int] = field(default_factory=dict)
-    results: int = 0
-    merges: int = 0
-    nodes: int = 0
-    edges: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    resumed: int = 0
-    """Papers an interrupted build had extracted, taken over by ``resume``."""
-    unchanged: int = 0
-    """Input papers already in the build added to, with the same title and abstract."""
-    replaced: int = 0
-    """Papers of the build added to whose abstract changed: extracted again, replaced."""
-    added_ids: list[str] = field(default_factory=list)
-    """With ``add_to``: ids of the papers the build added to did not hold."""
-    replaced_ids: list[str] = field(default_factory=list)
-    """With ``add_to``: ids of the papers counted in ``replaced``."""
-    notes: list[str] = field(default_factory=list)
-    metadata_notes: int = 0
-    """Records kept whose metadata (a year, a date) could not be read and was left out."""
 
 
 def _identity(items: Iterable[T], **_: Any) -> Iterable[T]:

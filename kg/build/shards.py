@@ -9,8 +9,8 @@ import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from kg.build.summary import BuildSummary
 from kg.graph.store import TABLES
 from kg.ingest import Record, Skipped, read
 from kg.nlp.extraction import (
@@ -21,10 +21,7 @@ from kg.nlp.extraction import (
 )
 from kg.resolve import local_entities
 from kg.resolve.local import local_rows, locals_schema
-from kg.tables import shard_files, write_table
-
-if TYPE_CHECKING:
-    from kg.build.run import BuildSummary
+from kg.util.tables import shard_files, write_table
 
 PAPERS = "papers"
 LOCALS = "locals"

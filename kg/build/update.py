@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from kg.build.outdir import read_manifest
-from kg.build.run import BuildSummary, build
+from kg.build.run import build
 from kg.build.shards import paper_digests, record_digest
+from kg.build.summary import BuildSummary
 from kg.errors import BuildError
 from kg.graph.store import TABLES
 from kg.ingest import Record, read

@@ -51,7 +51,7 @@ def _saved_by_kg(path: Path) -> bool:
 def save_json(data: Any, path: Path | None) -> None:
     """Write ``data`` (a dict) as JSON to ``path``, atomically, marked as kg's (nothing
     when ``path`` is None)."""
-    from kg.build.outdir import atomic_write_text
+    from kg.util.files import atomic_write_text
 
     if path is not None:
         atomic_write_text(path, _json_text({"tool": SAVED_BY, **data}) + "\n")

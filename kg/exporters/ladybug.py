@@ -21,7 +21,7 @@ import networkx as nx
 from kg.errors import ExportError
 from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_properties, label_of_key
 from kg.graph.store import GraphSource, graph_source
-from kg.tables import batched
+from kg.util.tables import batched
 
 __all__ = [
     "schema_ddl",

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import partial
 
 import networkx as nx
@@ -27,6 +26,7 @@ from kg.exporters.neo4j_settings import (
     Neo4jSettings,
 )
 from kg.exporters.neo4j_writes import (
+    LoadSummary,
     add_counters,
     delete_entities,
     edge_batches,
@@ -45,7 +45,7 @@ from kg.graph.model import (
 )
 from kg.graph.store import GraphSource, graph_source, json_text
 from kg.resources import schemas_dir
-from kg.tables import batched
+from kg.util.tables import batched
 
 __all__ = [
     "Neo4jSettings",
@@ -59,24 +59,6 @@ __all__ = [
 
 _PER_PAPER_SOURCES = ("Paper", "Result")
 _COUNT_KEYS = ("nodes_created", "relationships_created", "properties_set")
-
-
-@dataclass
-class LoadSummary:
-    """What a load wrote: created nodes per label, relationships per type, and more."""
-
-    nodes_created: Counter = field(default_factory=Counter)
-    relationships_created: Counter = field(default_factory=Counter)
-    properties_set: int = 0
-    rows: Counter = field(default_factory=Counter)
-    papers_new: int = 0
-    papers_reloaded: int = 0
-    stale_removed: Counter = field(default_factory=Counter)
-
-    @property
-    def created(self) -> int:
-        """Nodes plus relationships created."""
-        return sum(self.nodes_created.values()) + sum(self.relationships_created.values())
 
 
 def connect(settings: Neo4jSettings):

@@ -4,14 +4,12 @@ merged where known, entity counts recomputed, each ``UNWIND`` batch a managed tr
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from kg.errors import ExportError
-from kg.exporters.neo4j_settings import (
-    DEFAULT_URI,  # noqa: F401  (kg.exporters.neo4j.DEFAULT_URI stays importable)
-)
 from kg.graph.assemble import MAX_EVIDENCE
 from kg.graph.model import (
     EDGE_ENDS,
@@ -19,10 +17,25 @@ from kg.graph.model import (
     label_of_key,
 )
 from kg.graph.store import GraphSource, json_text
-from kg.tables import batched
+from kg.util.tables import batched
 
-if TYPE_CHECKING:
-    from kg.exporters.neo4j import LoadSummary
+
+@dataclass
+class LoadSummary:
+    """What a load wrote: created nodes per label, relationships per type, and more."""
+
+    nodes_created: Counter = field(default_factory=Counter)
+    relationships_created: Counter = field(default_factory=Counter)
+    properties_set: int = 0
+    rows: Counter = field(default_factory=Counter)
+    papers_new: int = 0
+    papers_reloaded: int = 0
+    stale_removed: Counter = field(default_factory=Counter)
+
+    @property
+    def created(self) -> int:
+        """Nodes plus relationships created."""
+        return sum(self.nodes_created.values()) + sum(self.relationships_created.values())
 
 
 def node_props(data: dict[str, Any], label: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.errors import ExportError
-from kg.tables import batched
+from kg.util.tables import batched
 
 if TYPE_CHECKING:  # the store is opened for queries without networkx
     import networkx as nx

@@ -22,7 +22,7 @@ import networkx as nx
 from kg.graph.assemble import entity_node, merge_edge, paper_graph
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from kg.resolve.resolver import Entity
-from kg.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
+from kg.util.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
 
 __all__ = [
     "GraphSource",

@@ -6,7 +6,7 @@ The names below load on first use, so that importing a light module such as
 
 from __future__ import annotations
 
-from kg.lazy import lazy_names
+from kg.util.lazy import lazy_names
 
 __all__ = [
     "Mention",

@@ -26,7 +26,7 @@ from kg.nlp.runner import (
     process_chunk,
     start_worker,
 )
-from kg.tables import batched as _chunks
+from kg.util.tables import batched as _chunks
 
 __all__ = ["extract_on_dask", "parse_scheduler", "LOCAL_WORKER_CONFIG"]
 

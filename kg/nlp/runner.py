@@ -19,7 +19,7 @@ from kg.ingest.record import Record, Skipped
 from kg.nlp.extraction import PaperExtraction
 from kg.nlp.pipeline import doc_to_extraction, load_pipeline, pipe_texts
 from kg.nlp.text import clean_text_map
-from kg.tables import batched as _chunks
+from kg.util.tables import batched as _chunks
 
 __all__ = [
     "cached_pipeline",

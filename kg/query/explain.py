@@ -34,7 +34,7 @@ def explain(build: str | Path, what: str, *, limit: int = 10) -> list[Explanatio
     """
     from kg.graph.store import ENTITIES, TABLES
     from kg.resolve.merges import merges_path
-    from kg.tables import duckdb_connection
+    from kg.util.tables import duckdb_connection
 
     path = Path(build) / TABLES / ENTITIES
     if not path.is_file():

@@ -343,7 +343,7 @@ HEADER = (
 def append_entry(path: str | Path, entry: CurationEntry) -> None:
     """Append ``entry`` to the curation file at ``path`` (made when missing), checking
     that the file still reads before it is written."""
-    from kg.build.outdir import atomic_write_text
+    from kg.util.files import atomic_write_text
 
     path = Path(path)
     text = path.read_text(encoding="utf-8") if path.exists() else HEADER

@@ -47,7 +47,7 @@ class Resolver:
         and ``curation`` applied."""
         import pyarrow as pa
 
-        from kg.tables import duckdb_connection
+        from kg.util.tables import duckdb_connection
 
         with duckdb_connection() as con:
             rows = pa.Table.from_pylist(self._rows, schema=locals_schema())

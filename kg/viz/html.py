@@ -11,8 +11,8 @@ from typing import Any
 
 import networkx as nx
 
-from kg.build.outdir import atomic_write_text
 from kg.graph.model import ENTITY_LABELS
+from kg.util.files import atomic_write_text
 
 __all__ = ["viz_data", "write_html", "written_by_viz", "read_sentences", "paper_label", "LABELLED"]
 

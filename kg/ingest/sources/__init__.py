@@ -7,7 +7,7 @@ The names below load on first use, so that ``kg --help`` and the endpoint consta
 
 from __future__ import annotations
 
-from kg.lazy import lazy_names
+from kg.util.lazy import lazy_names
 
 __all__ = [
     "OAI_URL",

@@ -1,0 +1,104 @@
+"""The package's shape: each stage imports only itself, earlier stages and the shared
+modules; no import cycle; no module too long to read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "kg"
+STAGES = [
+    {"kg.util", "kg.errors", "kg.names", "kg.schema", "kg.resources"},  # shared by all
+    {"kg.ingest"},
+    {"kg.nlp"},
+    {"kg.resolve"},
+    {"kg.graph"},
+    {"kg.exporters"},
+    {"kg.build"},
+    {"kg.eval", "kg.query", "kg.analytics", "kg.viz"},
+    {"kg.cli"},
+]
+"""The data flow, earliest first: a module may import its own stage and earlier ones."""
+MAX_LINES = 500
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[tuple[str, bool]]:
+    """``(imported kg module, at module level)`` for each import of ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {id(n) for n in tree.body} | {
+        id(n) for s in tree.body if isinstance(s, ast.If) for n in s.body
+    }  # ``if TYPE_CHECKING:`` blocks count as module level
+    here = _module(path).split(".")
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the package the module is in
+                base = here if path.name == "__init__.py" else here[:-1]
+                base = base[: len(base) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            names = [name]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out += [(n, id(node) in top) for n in names if n == "kg" or n.startswith("kg.")]
+    return out
+
+
+def _stage(module: str) -> int | None:
+    for rank, stage in enumerate(STAGES):
+        if any(module == s or module.startswith(s + ".") for s in stage):
+            return rank
+    return None
+
+
+def _files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_belongs_to_a_stage():
+    loose = [_module(f) for f in _files() if _stage(_module(f)) is None]
+    assert loose == ["kg", "kg.__main__"]  # the package's face and `python -m kg`
+
+
+def test_no_stage_imports_a_later_one():
+    wrong = []
+    for path in _files():
+        source = _module(path)
+        rank = _stage(source)
+        if rank is None:
+            continue
+        for target, _ in _imports(path):
+            if target == "kg":  # kg.__version__ (the package imports nothing eagerly)
+                continue
+            to = _stage(target)
+            if to is None or to > rank:
+                wrong.append(f"{source} imports {target}")
+    assert not wrong, wrong
+
+
+def test_no_import_cycle_at_module_level():
+    graph = nx.DiGraph()
+    modules = {_module(f) for f in _files()}
+    for path in _files():
+        for target, at_top in _imports(path):
+            if at_top and target in modules and target != _module(path):
+                graph.add_edge(_module(path), target)
+    cycles = list(nx.simple_cycles(graph))
+    assert not cycles, cycles
+
+
+def test_no_module_over_500_lines():
+    long = {_module(f): n for f in _files() if (n := len(f.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
