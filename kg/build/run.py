@@ -27,6 +27,7 @@ from kg.build.outdir import (
 from kg.build.shards import (
     LOCALS,
     PAPERS,
+    PAPERS_PER_SHARD,
     PREVIOUS,
     _complete_shards,
     _extract_new_papers,
@@ -76,6 +77,7 @@ def build(
     count_first: bool = False,
     on_stage: Callable[[str], None] | None = None,
     curation: str | Path | None = None,
+    papers_per_shard: int = PAPERS_PER_SHARD,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -102,7 +104,8 @@ def build(
 
     ``curation`` names a curation file (:mod:`kg.resolve.curation`): a lab's own fixes,
     applied after resolution. The build remembers it, so ``add_to`` (and ``kg update``)
-    apply it again unless given another.
+    apply it again unless given another. Extractions are kept in shards of
+    ``papers_per_shard`` papers (what ``resume`` takes over).
 
     ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
     progress bar); with ``count_first`` the input files are read once before extraction
@@ -190,6 +193,7 @@ def build(
                 previous=out_dir if add_to else None,
                 scheduler=scheduler,
                 count_first=count_first,
+                papers_per_shard=papers_per_shard,
             )
             _build_into(
                 tmp,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -25,9 +24,9 @@ from kg.util.tables import shard_files, write_table
 
 PAPERS = "papers"
 LOCALS = "locals"
-PAPERS_PER_SHARD = int(os.environ.get("KG_PAPERS_PER_SHARD", "1000"))
+PAPERS_PER_SHARD = 1000
 """Papers per extraction shard: what a killed build loses at most, and what --resume skips
-(``KG_PAPERS_PER_SHARD`` changes it)."""
+(``kg build --papers-per-shard``, ``KG_PAPERS_PER_SHARD`` changes it)."""
 
 
 def _papers_schema():
@@ -76,11 +75,12 @@ def _complete_shards(tables: Path) -> None:
 
 class _ShardedExtractions:
     """Write extractions and their local entities in numbered shards of
-    ``PAPERS_PER_SHARD`` papers. A shard's locals file is written before its papers file,
+    ``papers_per_shard`` papers. A shard's locals file is written before its papers file,
     so a papers shard on disk is a complete one."""
 
-    def __init__(self, tables: Path) -> None:
+    def __init__(self, tables: Path, papers_per_shard: int = PAPERS_PER_SHARD) -> None:
         self.tables = tables
+        self.papers_per_shard = papers_per_shard
         numbers = [_shard_number(p) for p in shard_files(tables / PAPERS)]
         self.next = max((n for n in numbers if n is not None), default=-1) + 1
         self.papers: list[dict] = []
@@ -91,7 +91,7 @@ class _ShardedExtractions:
                "extraction": json.dumps(extraction_to_dict(ex), ensure_ascii=False)}  # fmt: skip
         self.papers.append(row)
         self.locals += local_rows(ex.record.id, local_entities(ex))
-        if len(self.papers) >= PAPERS_PER_SHARD:
+        if len(self.papers) >= self.papers_per_shard:
             self.flush()
 
     def flush(self) -> None:
@@ -145,6 +145,7 @@ def _extract_new_papers(
     previous: Path | None,
     scheduler: str | None,
     count_first: bool = False,
+    papers_per_shard: int = PAPERS_PER_SHARD,
 ) -> None:
     """Extract the papers of ``inputs`` that ``tables`` (a resumed build's shards) and the
     build at ``previous`` (``--add-to``) do not hold into shards under ``tables``. Its own
@@ -170,7 +171,7 @@ def _extract_new_papers(
             yield rec
 
     records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
-    writer = _ShardedExtractions(tables)
+    writer = _ShardedExtractions(tables, papers_per_shard)
     from kg.nlp.runner import extract  # spaCy loads here, not when kg.build is imported
 
     extracted = extract(

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from kg.build.shards import PAPERS_PER_SHARD
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles
@@ -127,6 +128,14 @@ def build(
             show_default=False,
         ),
     ] = None,
+    papers_per_shard: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            envvar="KG_PAPERS_PER_SHARD",
+            help="Papers per extraction shard (what --resume keeps of a killed build).",
+        ),
+    ] = PAPERS_PER_SHARD,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 
@@ -206,6 +215,7 @@ def build(
         count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
         on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
         curation=curation,
+        papers_per_shard=papers_per_shard,
     )
     if summary.resumed:
         stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -75,16 +74,21 @@ def write_store(
     return _write_in_child(path, Path(turtle))
 
 
+_CHILD = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from kg.exporters.oxigraph import _main; sys.exit(_main(sys.argv[1:]))"
+)
+"""The child's program: this module's ``_main``, from the kg this process imported."""
+
+
 def _write_in_child(path: Path, turtle: Path) -> StoreInfo:
-    """Run ``python -m kg.exporters.oxigraph TURTLE PATH``: a command, not a forked or
-    spawned function, so a script that builds need not guard its ``__main__``."""
+    """Run this module's ``_main(TURTLE, PATH)`` in a new Python: a command, not a forked
+    or spawned function, so a script that builds need not guard its ``__main__``."""
     import kg
 
-    env = dict(os.environ)
     here = str(Path(kg.__file__).resolve().parents[1])  # kg as this process imported it
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-    cmd = [sys.executable, "-m", "kg.exporters.oxigraph", str(turtle), str(path)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    cmd = [sys.executable, "-c", _CHILD, here, str(turtle), str(path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode == 0:
         triples, size = json.loads(proc.stdout)
         return StoreInfo(path, triples, size)

@@ -3,7 +3,6 @@ descriptive User-Agent, ``Retry-After`` honoured, backoff on dropped connections
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,9 +19,8 @@ __all__ = ["Politeness", "PoliteClient", "Transient", "user_agent"]
 
 
 def user_agent(contact: str | None = None) -> str:
-    """What kg says it is to every source: the tool, its version and, when given (or set
-    in ``KG_CONTACT``), an address the source's operators can write to."""
-    contact = contact or os.environ.get("KG_CONTACT")
+    """What kg says it is to every source: the tool, its version and, when given (the CLI
+    reads ``--contact`` or ``KG_CONTACT``), an address the source's operators can write to."""
     who = f"; mailto:{contact}" if contact else ""
     return f"kg/{__version__} (knowledge-graph builder for ML paper abstracts{who})"
 
