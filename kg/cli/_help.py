@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import get_args
 
 from typer.core import TyperArgument, TyperCommand
 
-__all__ = ["KgCommand", "value_name"]
+__all__ = ["KgCommand", "reflow", "value_name"]
+
+
+def reflow(text: str | None) -> str | None:
+    r"""Join the lines of each prose paragraph of a docstring, so the terminal wraps the
+    help to its width; indented paragraphs (examples, crontab lines) keep their lines.
+
+    >>> reflow("Score a build\nagainst gold.\n\nExamples:\n\n    kg eval g --pred out")
+    'Score a build against gold.\n\nExamples:\n\n    kg eval g --pred out'
+    """
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p if any(line.startswith((" ", "\b")) for line in p.splitlines()) else " ".join(p.split())
+        for p in paragraphs
+    )
 
 
 def value_name(param) -> str | None:
@@ -30,6 +47,10 @@ def value_name(param) -> str | None:
 
 class KgCommand(TyperCommand):
     """A typer command whose help names values ``PATH``, ``N``, ``TEXT`` or their choices."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
 
     def format_help(self, ctx, formatter) -> None:
         for param in self.get_params(ctx):
