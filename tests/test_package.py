@@ -102,3 +102,13 @@ def test_no_import_cycle_at_module_level():
 def test_no_module_over_500_lines():
     long = {_module(f): n for f in _files() if (n := len(f.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def test_the_cli_default_shard_size_is_the_build_s():
+    import inspect
+
+    from kg.build.shards import PAPERS_PER_SHARD
+    from kg.cli.build import build
+
+    option = inspect.signature(build).parameters["papers_per_shard"]
+    assert option.default == PAPERS_PER_SHARD  # the CLI states it without importing the build

@@ -36,6 +36,7 @@ from kg.build.shards import (
 from kg.build.summary import BuildSummary
 from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
+from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
 from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles, list_inputs
@@ -328,7 +329,7 @@ def _build_into(
 ) -> None:
     """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
     build's settings), then resolve and write the exports into ``tmp``."""
-    from kg.exporters.jsonio import write_graph_json, write_record
+    from kg.exporters.jsonio import write_record
 
     timings = summary.timings
     tables = tmp / TABLES
@@ -388,64 +389,14 @@ def _build_into(
     summary.results = labels.get("Result", 0)
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
-    if "json" in exporters and summary.nodes + summary.edges <= graph_json_max:
-        on_stage("writing graph.json")
+    options = ExportOptions(graph_json_max=graph_json_max)
+    for name, exporter in GRAPH_EXPORTERS.items():
+        if name not in exporters:
+            continue
+        on_stage(exporter.stage)
         t0 = time.perf_counter()
-        write_graph_json(source, tmp / "graph.json")
-        timings["json"] = time.perf_counter() - t0
-        release_memory()
-    elif "json" in exporters:
-        summary.notes.append(
-            f"graph.json not written: the graph has {summary.nodes + summary.edges:,} nodes "
-            f"and relationships, more than --graph-json-max {graph_json_max:,}; "
-            "kg.load_graph reads the tables instead"
-        )
-    if "ttl" in exporters:
-        on_stage("writing graph.ttl")
-        t0 = time.perf_counter()
-        from kg.exporters import rdf
-
-        rdf.write_turtle(source, tmp / "graph.ttl")
-        timings["ttl"] = time.perf_counter() - t0
-        release_memory()
-    if "oxigraph" in exporters:
-        on_stage("writing the Oxigraph store graph.oxigraph")
-        t0 = time.perf_counter()
-        from kg.exporters import oxigraph
-
-        turtle = tmp / "graph.ttl" if "ttl" in exporters else None
-        oxigraph.write_store(source, tmp / oxigraph.STORE_NAME, turtle=turtle)
-        timings["oxigraph"] = time.perf_counter() - t0
-        release_memory()
-    if "ladybug" in exporters:
-        on_stage("writing the LadybugDB store graph.lbdb")
-        t0 = time.perf_counter()
-        from kg.exporters import ladybug
-
-        ladybug.write_database(source, tmp / "graph.lbdb", notes=summary.notes)
-        conn = ladybug.open_database(tmp / "graph.lbdb", read_only=True)
-        forward = ladybug.forward_only_tables(conn)
-        conn.close()
-        del conn  # the connection holds the database open; the output is renamed later
-        if ladybug.papers_without_text(source):
-            summary.notes.append(
-                f"graph.lbdb leaves the abstracts out (Paper.text): {labels['Paper']:,} papers, "
-                f"more than {ladybug.TEXT_MAX_PAPERS:,} (KG_LADYBUG_TEXT_MAX_PAPERS), would "
-                "set its memory; they are in extractions.jsonl, graph.ttl and Neo4j"
-            )
-        if ladybug.papers_without_evidence(source):
-            summary.notes.append(
-                f"graph.lbdb leaves the relationships' evidence out: {labels['Paper']:,} papers, "
-                f"more than {ladybug.EVIDENCE_MAX_PAPERS:,} (KG_LADYBUG_EVIDENCE_MAX_PAPERS); "
-                "it is in extractions.jsonl, graph.ttl, the tables and Neo4j"
-            )
-        if forward:
-            summary.notes.append(
-                f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both "
-                "directions in its write buffer pool): undirected patterns over them, such "
-                "as path-between, need Neo4j"
-            )
-        timings["ladybug"] = time.perf_counter() - t0
+        summary.notes += exporter.write(source, tmp, options).notes
+        timings[name] = time.perf_counter() - t0
         release_memory()
     if "report" in exporters:
         on_stage("writing report.md")

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from kg.build.shards import PAPERS_PER_SHARD
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles
@@ -135,7 +134,7 @@ def build(
             envvar="KG_PAPERS_PER_SHARD",
             help="Papers per extraction shard (what --resume keeps of a killed build).",
         ),
-    ] = PAPERS_PER_SHARD,
+    ] = 1000,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 

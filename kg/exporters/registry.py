@@ -1,0 +1,127 @@
+"""The graph's exporters by name: each writes one format of a build's graph into the
+output directory and says what it wrote and what it left out (its own limits).
+
+A build loops over :data:`GRAPH_EXPORTERS` in order; ``extractions.jsonl`` and
+``report.md`` are written by the build itself (they need the papers' records and the
+build's summary, not the graph alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.exporters import GRAPH_JSON_MAX
+from kg.graph.store import GraphSource
+
+__all__ = ["GRAPH_EXPORTERS", "ExportOptions", "ExportResult", "Exporter", "export"]
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What the exporters may be told (the CLI fills it from flags)."""
+
+    graph_json_max: int = GRAPH_JSON_MAX
+    """Write graph.json only when the graph has at most this many nodes plus relationships."""
+
+
+@dataclass
+class ExportResult:
+    """What one exporter wrote (file names in the output directory) and what it says."""
+
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """An exporter: the stage it is to a user and the function that writes it."""
+
+    name: str
+    stage: str
+    write: Callable[[GraphSource, Path, ExportOptions], ExportResult]
+
+
+def _json(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
+    from kg.exporters.jsonio import write_graph_json
+
+    size = sum(source.label_counts().values()) + sum(source.type_counts().values())
+    if size > options.graph_json_max:
+        return ExportResult(notes=[
+            f"graph.json not written: the graph has {size:,} nodes and relationships, more "
+            f"than --graph-json-max {options.graph_json_max:,}; kg.load_graph reads the "
+            "tables instead"
+        ])  # fmt: skip
+    write_graph_json(source, out_dir / "graph.json")
+    return ExportResult(["graph.json"])
+
+
+def _turtle(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
+    from kg.exporters import rdf
+
+    rdf.write_turtle(source, out_dir / "graph.ttl")
+    return ExportResult(["graph.ttl"])
+
+
+def _oxigraph(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
+    from kg.exporters import oxigraph
+
+    turtle = out_dir / "graph.ttl"  # read by Oxigraph's own parser when written before
+    oxigraph.write_store(
+        source, out_dir / oxigraph.STORE_NAME, turtle=turtle if turtle.is_file() else None
+    )
+    return ExportResult([oxigraph.STORE_NAME])
+
+
+def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
+    from kg.exporters import ladybug
+
+    notes: list[str] = []
+    path = out_dir / ladybug.DB_NAME
+    ladybug.write_database(source, path, notes=notes)
+    conn = ladybug.open_database(path, read_only=True)
+    forward = ladybug.forward_only_tables(conn)
+    conn.close()
+    del conn  # the connection holds the database open; the output is renamed later
+    papers = source.label_counts().get("Paper", 0)
+    if ladybug.papers_without_text(source):
+        notes.append(
+            f"graph.lbdb leaves the abstracts out (Paper.text): {papers:,} papers, more than "
+            f"{ladybug.TEXT_MAX_PAPERS:,} (KG_LADYBUG_TEXT_MAX_PAPERS), would set its "
+            "memory; they are in extractions.jsonl, graph.ttl and Neo4j"
+        )
+    if ladybug.papers_without_evidence(source):
+        notes.append(
+            f"graph.lbdb leaves the relationships' evidence out: {papers:,} papers, more "
+            f"than {ladybug.EVIDENCE_MAX_PAPERS:,} (KG_LADYBUG_EVIDENCE_MAX_PAPERS); it is "
+            "in extractions.jsonl, graph.ttl, the tables and Neo4j"
+        )
+    if forward:
+        notes.append(
+            f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both directions "
+            "in its write buffer pool): undirected patterns over them, such as "
+            "path-between, need Neo4j"
+        )
+    return ExportResult([ladybug.DB_NAME], notes)
+
+
+GRAPH_EXPORTERS = {
+    e.name: e
+    for e in (
+        Exporter("json", "writing graph.json", _json),
+        Exporter("ttl", "writing graph.ttl", _turtle),
+        Exporter("oxigraph", "writing the Oxigraph store graph.oxigraph", _oxigraph),
+        Exporter("ladybug", "writing the LadybugDB store graph.lbdb", _ladybug),
+    )
+}
+"""The graph exporters in the order a build runs them (the Oxigraph store reads graph.ttl
+when it is written first)."""
+
+
+def export(name: str, source: GraphSource, out_dir: str | Path, options: ExportOptions):
+    """Run the exporter ``name`` (a key of :data:`GRAPH_EXPORTERS`)."""
+    if name not in GRAPH_EXPORTERS:
+        known = ", ".join(GRAPH_EXPORTERS)
+        raise ValueError(f"no graph exporter {name!r}; known: {known}")
+    return GRAPH_EXPORTERS[name].write(source, Path(out_dir), options)
