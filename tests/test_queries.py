@@ -11,6 +11,7 @@ import pytest
 from kg.errors import KgError
 from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j import load_neo4j
+from kg.exporters.registry import ExportOptions
 from kg.graph.model import EDGE_ENDS
 from kg.ingest.record import paper_id_for
 from kg.query import LadybugEngine, Neo4jEngine, get_query, list_queries, run_saved
@@ -310,36 +311,34 @@ _METHOD_MENTIONS = (
 """The links from papers to methods, with their evidence."""
 
 
-def test_a_store_too_big_for_its_buffer_pool_fails_naming_the_table(
-    sample_build, tmp_path, monkeypatch
-):
+def test_a_store_too_big_for_its_buffer_pool_fails_naming_the_table(sample_build, tmp_path):
     """When LadybugDB runs out of its write buffer pool, the error says which table, how
     big its bucket was and which settings to change, instead of LadybugDB's bare message."""
     import kg.exporters.ladybug as ladybug_export
     from kg.errors import ExportError
     from kg.graph.store import GraphTables
 
-    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
-    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL_MAX", 8 * 2**20)
     with pytest.raises(ExportError) as err:
-        ladybug_export.write_database(GraphTables(sample_build / "tables"), tmp_path / "s.lbdb")
+        ladybug_export.write_database(
+            GraphTables(sample_build / "tables"), tmp_path / "s.lbdb", pool=8 * 2**20,
+            pool_max=8 * 2**20,
+        )  # fmt: skip
     message = str(err.value)
     assert re.search(r"could not copy \w+ .*MB bucket, with a 8 MB buffer pool", message)
-    assert "buffer pool is full" in message and "KG_LADYBUG_MEMORY_MAX_MB" in message
+    assert "buffer pool is full" in message and "--ladybug-memory-max-mb" in message
 
 
-def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path, monkeypatch):
+def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path):
     """A COPY that finds the write buffer pool full is taken up again with a pool twice as
-    big (up to KG_LADYBUG_MEMORY_MAX_MB): the store then holds what a roomy pool's holds,
+    big (up to --ladybug-memory-max-mb): the store then holds what a roomy pool's holds,
     and the report says how the pool grew."""
-    import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     build([papers], tmp_path / "roomy", exporters=exporters)
-    monkeypatch.setattr(ladybug_export, "WRITE_BUFFER_POOL", 8 * 2**20)
-    summary = build([papers], tmp_path / "grown", exporters=exporters)
+    small = ExportOptions(ladybug_memory_mb=8)
+    summary = build([papers], tmp_path / "grown", exporters=exporters, export_options=small)
     grown = [n for n in summary.notes if "buffer pool grew" in n]
     assert grown and re.search(r"grew from 8 to 16 MB for \w+", grown[0])
     assert grown[0] in (tmp_path / "grown" / "report.md").read_text(encoding="utf-8")
@@ -347,18 +346,17 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path, monk
     assert rows and rows == LadybugEngine(tmp_path / "roomy").run(_METHOD_MENTIONS).rows
 
 
-def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
+def test_the_build_report_names_forward_only_tables(tmp_path):
     """A build that stores relationship tables forward only says so in its report, since
     undirected patterns over them (path-between) are refused; a small build says nothing."""
-    import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     plain = build([papers], tmp_path / "plain", exporters=exporters)
     assert not [n for n in plain.notes if "forward only" in n]
-    monkeypatch.setattr(ladybug_export, "FORWARD_ONLY_ABOVE", 0)
-    summary = build([papers], tmp_path / "fwd", exporters=exporters)
+    fwd = ExportOptions(ladybug_forward_only_above_mb=0)
+    summary = build([papers], tmp_path / "fwd", exporters=exporters, export_options=fwd)
     (note,) = [n for n in summary.notes if "forward only" in n]
     assert "MENTIONS" in note and "path-between" in note
     assert note in (tmp_path / "fwd" / "report.md").read_text(encoding="utf-8")
@@ -367,10 +365,9 @@ def test_the_build_report_names_forward_only_tables(tmp_path, monkeypatch):
     assert info.rows == [("fwd",)]
 
 
-def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, monkeypatch):
-    """Above KG_LADYBUG_TEXT_MAX_PAPERS papers the store leaves Paper.text out (the texts
+def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path):
+    """Above --ladybug-text-max-papers papers the store leaves Paper.text out (the texts
     would set its memory) and the report says where the texts are; below, they are kept."""
-    import kg.exporters.ladybug as ladybug_export
     from kg.build import build
 
     papers = _three_example_papers(tmp_path)
@@ -381,8 +378,8 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, mon
     kept = LadybugEngine(tmp_path / "plain").run(query).rows
     n = len(kept)
     assert n >= 2 and all(text for _, text in kept)
-    monkeypatch.setattr(ladybug_export, "TEXT_MAX_PAPERS", n - 1)
-    summary = build([papers], tmp_path / "big", exporters=exporters)
+    few = ExportOptions(ladybug_text_max_papers=n - 1)
+    summary = build([papers], tmp_path / "big", exporters=exporters, export_options=few)
     (note,) = [n for n in summary.notes if "Paper.text" in n]
     assert f"{n} papers, more than {n - 1}" in note and "extractions.jsonl" in note
     assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")
@@ -391,8 +388,8 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path, mon
     assert all(text is None for _, text in rows)
 
 
-def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path, monkeypatch):
-    """With KG_LADYBUG_EVIDENCE_MAX_PAPERS below the build's papers the store's relationships
+def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path):
+    """With --ladybug-evidence-max-papers below the build's papers the store's relationships
     have no evidence and the report says where it is; unset (the default), they keep it."""
     import kg.exporters.ladybug as ladybug_export
     from kg.build import build
@@ -404,8 +401,8 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path,
     assert not [n for n in plain.notes if "evidence" in n]
     kept = LadybugEngine(tmp_path / "plain").run(_METHOD_MENTIONS).rows
     assert len(kept) >= 3 and all(evidence for *_, evidence in kept)
-    monkeypatch.setattr(ladybug_export, "EVIDENCE_MAX_PAPERS", plain.papers - 1)
-    summary = build([papers], tmp_path / "big", exporters=exporters)
+    few = ExportOptions(ladybug_evidence_max_papers=plain.papers - 1)
+    summary = build([papers], tmp_path / "big", exporters=exporters, export_options=few)
     (note,) = [n for n in summary.notes if "evidence" in n]
     assert f"{plain.papers} papers, more than {plain.papers - 1}" in note
     assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")

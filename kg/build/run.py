@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,7 +36,7 @@ from kg.build.shards import (
 )
 from kg.build.summary import BuildSummary
 from kg.errors import BuildError, ExportError, InputError, KgError
-from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
+from kg.exporters import EXPORTERS
 from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
 from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
 from kg.ingest import FieldMap, Skipped
@@ -79,6 +80,7 @@ def build(
     on_stage: Callable[[str], None] | None = None,
     curation: str | Path | None = None,
     papers_per_shard: int = PAPERS_PER_SHARD,
+    export_options: ExportOptions | None = None,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -106,7 +108,9 @@ def build(
     ``curation`` names a curation file (:mod:`kg.resolve.curation`): a lab's own fixes,
     applied after resolution. The build remembers it, so ``add_to`` (and ``kg update``)
     apply it again unless given another. Extractions are kept in shards of
-    ``papers_per_shard`` papers (what ``resume`` takes over).
+    ``papers_per_shard`` papers (what ``resume`` takes over). ``export_options`` tells the
+    exporters their limits (:class:`~kg.exporters.registry.ExportOptions`; a
+    ``graph_json_max`` given on its own wins).
 
     ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
     progress bar); with ``count_first`` the input files are read once before extraction
@@ -202,7 +206,10 @@ def build(
                 extract_papers,
                 on_stage=on_stage or (lambda _: None),
                 exporters=exporters,
-                graph_json_max=GRAPH_JSON_MAX if graph_json_max is None else graph_json_max,
+                options=replace(
+                    export_options or ExportOptions(),
+                    **({} if graph_json_max is None else {"graph_json_max": graph_json_max}),
+                ),
                 curation=curated_by,
             )
             if summary.metadata_notes:
@@ -324,7 +331,7 @@ def _build_into(
     *,
     on_stage: Callable[[str], None],
     exporters,
-    graph_json_max: int = GRAPH_JSON_MAX,
+    options: ExportOptions,
     curation=None,
 ) -> None:
     """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
@@ -389,7 +396,6 @@ def _build_into(
     summary.results = labels.get("Result", 0)
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
-    options = ExportOptions(graph_json_max=graph_json_max)
     for name, exporter in GRAPH_EXPORTERS.items():
         if name not in exporters:
             continue

@@ -41,17 +41,14 @@ _SAFE_LIST_ITEM = re.compile(r"^[^,\[\]{}'\"\\\n\r]*$")
 _BATCH = 2000
 
 
-WRITE_BUFFER_POOL = int(os.environ.get("KG_LADYBUG_MEMORY_MB", "512")) * 2**20
-"""LadybugDB's buffer pool while a build writes the store (``KG_LADYBUG_MEMORY_MB``, default
-512; 0 lets LadybugDB take most of the machine's memory)."""
+WRITE_BUFFER_POOL = 512 * 2**20
+"""LadybugDB's buffer pool while a build writes the store (``kg build --ladybug-memory-mb``,
+``KG_LADYBUG_MEMORY_MB``; 0 lets LadybugDB take most of the machine's memory)."""
 
 WRITE_BUFFER_POOL_MAX = max(
-    WRITE_BUFFER_POOL,
-    int(os.environ["KG_LADYBUG_MEMORY_MAX_MB"]) * 2**20
-    if os.environ.get("KG_LADYBUG_MEMORY_MAX_MB")
-    else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4,
+    WRITE_BUFFER_POOL, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
 )
-"""What the write buffer pool may grow to (``KG_LADYBUG_MEMORY_MAX_MB``, default a quarter
+"""What the write buffer pool may grow to (``--ladybug-memory-max-mb``, default a quarter
 of the machine's memory). A ``COPY`` whose checkpoint finds the pool full is taken up again
 with a pool twice as big, up to this, and the build's report says so: the checkpoint of a
 relationship table rewrites the lists of every source node group it touches, which grow
@@ -65,36 +62,28 @@ the default (one per core, two here) the store of 71,908 abstracts peaked at 857
 process of its own, with one thread at 752 MB, in the same time (10,000 abstracts: 464
 against 397 MB, 14.8 against 14.1 s)."""
 
-TEXT_MAX_PAPERS = int(os.environ.get("KG_LADYBUG_TEXT_MAX_PAPERS", "20000"))
+TEXT_MAX_PAPERS = 20_000
 """A store of more papers than this leaves their abstracts (``Paper.text``) out
-(``KG_LADYBUG_TEXT_MAX_PAPERS``; the texts stay in ``extractions.jsonl``, ``graph.ttl``,
+(``--ladybug-text-max-papers``; the texts stay in ``extractions.jsonl``, ``graph.ttl``,
 the Oxigraph store and Neo4j, and every span's offsets stay on its evidence). LadybugDB
 rewrites a node group of up to 131,072 papers, their texts with it, at the checkpoint
 after each ``COPY`` into it, so the texts set the store's peak: the 71,908 papers alone
 peaked at 752 MB with their texts and 307 MB without."""
 
-EVIDENCE_MAX_PAPERS = (
-    int(os.environ["KG_LADYBUG_EVIDENCE_MAX_PAPERS"])
-    if os.environ.get("KG_LADYBUG_EVIDENCE_MAX_PAPERS")
-    else None
-)
+EVIDENCE_MAX_PAPERS: int | None = None
 """A store of more papers than this leaves the evidence of its relationships out (the
-``evidence`` property is null; ``KG_LADYBUG_EVIDENCE_MAX_PAPERS``, unset by default: every
+``evidence`` property is null; ``--ladybug-evidence-max-papers``, unset by default: every
 store keeps it). The evidence stays in ``extractions.jsonl``, ``graph.ttl``, the Oxigraph
 store, the build's tables and Neo4j. LadybugDB's checkpoint after a ``COPY`` into a
 relationship table needs pool pages in proportion to the table with its evidence, so the
 evidence sets a big store's peak: the export alone at 10,000 / 71,908 / 287,632 abstracts
 peaked at 364 / 574 / 816 MB with it and 295 / 373 / 391 MB without."""
 
-FORWARD_ONLY_ABOVE = (
-    int(os.environ["KG_LADYBUG_FORWARD_ONLY_ABOVE_MB"]) * 2**20
-    if os.environ.get("KG_LADYBUG_FORWARD_ONLY_ABOVE_MB")
-    else WRITE_BUFFER_POOL // 8 or sys.maxsize
-)
+FORWARD_ONLY_ABOVE: int | None = None
 """A relationship table whose rows (as the CSV copied in, for its biggest pair of labels)
 weigh more than this many bytes is stored forward only (``storage_direction = 'fwd'``;
-``KG_LADYBUG_FORWARD_ONLY_ABOVE_MB``; by default an eighth of :data:`WRITE_BUFFER_POOL`, and
-no limit when the pool is unbounded). The backward lists of such a table are spread
+``--ladybug-forward-only-above-mb``; by default, None, an eighth of the write buffer pool,
+and no limit when the pool is unbounded). The backward lists of such a table are spread
 over every node group of its targets, so each ``COPY`` into it rewrites them all at the
 checkpoint, and the pool runs out as the table grows: a 288k-abstract build failed so in
 MENTIONS, then in USES, whose rows grow with their papers and evidence, not in number
@@ -253,6 +242,9 @@ def write_database(
     *,
     forward_only_above: int | None = None,
     text_max_papers: int | None = None,
+    evidence_max_papers: int | None = None,
+    pool: int | None = None,
+    pool_max: int | None = None,
     notes: list[str] | None = None,
 ) -> dict[str, int]:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
@@ -261,14 +253,22 @@ def write_database(
     rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
     :data:`FORWARD_ONLY_ABOVE`) is stored forward only; with more papers than
     ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out, and
-    with more than :data:`EVIDENCE_MAX_PAPERS` the relationships' evidence. When
-    the buffer pool had to grow (:data:`WRITE_BUFFER_POOL_MAX`), ``notes`` is told."""
+    with more than ``evidence_max_papers`` the relationships' evidence. The write buffer
+    pool starts at ``pool`` bytes (:data:`WRITE_BUFFER_POOL`) and may grow to ``pool_max``
+    (:data:`WRITE_BUFFER_POOL_MAX`); when it had to, ``notes`` is told. Each limit left
+    None takes the module's default."""
     source = graph_source(G)
-    above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
+    pool = WRITE_BUFFER_POOL if pool is None else pool
+    pool_max = max(pool, WRITE_BUFFER_POOL_MAX if pool_max is None else pool_max)
+    if forward_only_above is None:
+        forward_only_above = FORWARD_ONLY_ABOVE
+    above = (pool // 8 or sys.maxsize) if forward_only_above is None else forward_only_above
     max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
+    if evidence_max_papers is None:
+        evidence_max_papers = EVIDENCE_MAX_PAPERS
     labels = source.label_counts()
     papers = labels.get("Paper", 0)
-    conn = _Writer(path)
+    conn = _Writer(path, pool, pool_max)
     try:
         for label in NODE_LABELS:
             conn.execute(node_table_ddl(label))
@@ -281,7 +281,7 @@ def write_database(
                 counts[label] = _copy_nodes(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
-            evidence = not _more_than(papers, EVIDENCE_MAX_PAPERS)
+            evidence = not _more_than(papers, evidence_max_papers)
             for rtype, ends in EDGE_ENDS.items():
                 counts.update(
                     _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above, evidence)
@@ -302,9 +302,10 @@ class _Writer:
     with one per table (7.6 / 64 / 202 s), and at 351 / 548 / 788 MB with one per ``COPY``
     (8.8 / 73 / 220 s)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, pool: int, pool_max: int) -> None:
         self.path = path
-        self.pool = WRITE_BUFFER_POOL
+        self.pool = pool
+        self.pool_max = pool_max
         self.grown: list[str] = []
         self.copied: dict[str, int] = defaultdict(int)
         """Rows copied into each table so far."""
@@ -329,17 +330,17 @@ class _Writer:
 
     def grow(self, what: str) -> bool:
         """Close the database and double the pool it opens with next (up to
-        :data:`WRITE_BUFFER_POOL_MAX`); return whether it grew."""
-        if not 0 < self.pool < WRITE_BUFFER_POOL_MAX:
+        ``pool_max``); return whether it grew."""
+        if not 0 < self.pool < self.pool_max:
             return False
         try:
             self.close()
         except RuntimeError:
             pass  # the failed checkpoint again: opening with the bigger pool recovers it
-        bigger = min(2 * self.pool, WRITE_BUFFER_POOL_MAX)
+        bigger = min(2 * self.pool, self.pool_max)
         self.grown.append(
             f"graph.lbdb's write buffer pool grew from {self.pool // 2**20:,} to "
-            f"{bigger // 2**20:,} MB for {what} (KG_LADYBUG_MEMORY_MB sets where it starts)"
+            f"{bigger // 2**20:,} MB for {what} (--ladybug-memory-mb sets where it starts)"
         )
         self.pool = bigger
         return True
@@ -354,10 +355,14 @@ def papers_without_text(
     return _more_than(_paper_count(G), limit)
 
 
-def papers_without_evidence(G: nx.MultiDiGraph | GraphSource) -> bool:
+def papers_without_evidence(
+    G: nx.MultiDiGraph | GraphSource, evidence_max_papers: int | None = None
+) -> bool:
     """Return whether :func:`write_database` leaves the evidence of the relationships of
-    ``G`` out of the store (more papers than :data:`EVIDENCE_MAX_PAPERS`, when set)."""
-    return _more_than(_paper_count(G), EVIDENCE_MAX_PAPERS)
+    ``G`` out of the store (more papers than ``evidence_max_papers``, default
+    :data:`EVIDENCE_MAX_PAPERS`, when set)."""
+    limit = EVIDENCE_MAX_PAPERS if evidence_max_papers is None else evidence_max_papers
+    return _more_than(_paper_count(G), limit)
 
 
 def _paper_count(G: nx.MultiDiGraph | GraphSource) -> int:
@@ -480,8 +485,8 @@ def _copy(
                     f"LadybugDB could not copy {what} from a "
                     f"{file.stat().st_size / 2**20:.1f} MB bucket, with a "
                     f"{conn.pool // 2**20} MB buffer pool: {err}; a bigger "
-                    "KG_LADYBUG_MEMORY_MAX_MB (or, for a relationship table, a smaller "
-                    "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB) may let it through"
+                    "--ladybug-memory-max-mb (or, for a relationship table, a smaller "
+                    "--ladybug-forward-only-above-mb) may let it through"
                 ) from err
             # opened again with the bigger pool: the COPY's rows are either all there (it
             # committed, only its checkpoint failed) or none (copy them again)
@@ -489,7 +494,7 @@ def _copy(
             if held not in (0, rows):
                 raise ExportError(
                     f"LadybugDB holds {held:,} of the {rows:,} rows of a failed COPY into "
-                    f"{what}; build again with a bigger KG_LADYBUG_MEMORY_MB"
+                    f"{what}; build again with a bigger --ladybug-memory-mb"
                 ) from err
             query = "CHECKPOINT" if held else query
     conn.copied[table] += rows

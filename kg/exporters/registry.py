@@ -24,6 +24,17 @@ class ExportOptions:
 
     graph_json_max: int = GRAPH_JSON_MAX
     """Write graph.json only when the graph has at most this many nodes plus relationships."""
+    ladybug_memory_mb: int | None = None
+    """The LadybugDB store's write buffer pool in MB, as it starts (0: unbounded)."""
+    ladybug_memory_max_mb: int | None = None
+    """What that pool may grow to (default a quarter of the machine's memory)."""
+    ladybug_text_max_papers: int | None = None
+    """A store of more papers leaves their abstracts out."""
+    ladybug_evidence_max_papers: int | None = None
+    """A store of more papers leaves its relationships' evidence out (default: never)."""
+    ladybug_forward_only_above_mb: int | None = None
+    """A relationship table heavier than this is stored forward only (default: an eighth
+    of the pool)."""
 
 
 @dataclass
@@ -79,23 +90,41 @@ def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> Expo
 
     notes: list[str] = []
     path = out_dir / ladybug.DB_NAME
-    ladybug.write_database(source, path, notes=notes)
+    mb = 2**20
+    o = options
+    texts = (
+        ladybug.TEXT_MAX_PAPERS if o.ladybug_text_max_papers is None else o.ladybug_text_max_papers
+    )
+    evidence = o.ladybug_evidence_max_papers
+    evidence = ladybug.EVIDENCE_MAX_PAPERS if evidence is None else evidence
+    ladybug.write_database(
+        source,
+        path,
+        pool=None if o.ladybug_memory_mb is None else o.ladybug_memory_mb * mb,
+        pool_max=None if o.ladybug_memory_max_mb is None else o.ladybug_memory_max_mb * mb,
+        forward_only_above=None
+        if o.ladybug_forward_only_above_mb is None
+        else o.ladybug_forward_only_above_mb * mb,
+        text_max_papers=texts,
+        evidence_max_papers=evidence,
+        notes=notes,
+    )
     conn = ladybug.open_database(path, read_only=True)
     forward = ladybug.forward_only_tables(conn)
     conn.close()
     del conn  # the connection holds the database open; the output is renamed later
     papers = source.label_counts().get("Paper", 0)
-    if ladybug.papers_without_text(source):
+    if ladybug.papers_without_text(source, texts):
         notes.append(
             f"graph.lbdb leaves the abstracts out (Paper.text): {papers:,} papers, more than "
-            f"{ladybug.TEXT_MAX_PAPERS:,} (KG_LADYBUG_TEXT_MAX_PAPERS), would set its "
-            "memory; they are in extractions.jsonl, graph.ttl and Neo4j"
+            f"{texts:,} (--ladybug-text-max-papers), would set its memory; they are in "
+            "extractions.jsonl, graph.ttl and Neo4j"
         )
-    if ladybug.papers_without_evidence(source):
+    if ladybug.papers_without_evidence(source, evidence):
         notes.append(
             f"graph.lbdb leaves the relationships' evidence out: {papers:,} papers, more "
-            f"than {ladybug.EVIDENCE_MAX_PAPERS:,} (KG_LADYBUG_EVIDENCE_MAX_PAPERS); it is "
-            "in extractions.jsonl, graph.ttl, the tables and Neo4j"
+            f"than {evidence:,} (--ladybug-evidence-max-papers); it is in extractions.jsonl, "
+            "graph.ttl, the tables and Neo4j"
         )
     if forward:
         notes.append(
