@@ -78,13 +78,15 @@ def update(
     on_page=None,
     progress: Callable[..., Iterable] | None = None,
     on_skip=None,
+    export_options=None,
 ) -> UpdateSummary:
     """Bring the build in ``out`` up to date with ``make_source(from, until)``.
 
     ``date_from`` defaults to the last update's ``until`` of the same feed (the overlap
     of a day costs nothing: unchanged papers are not extracted again), ``date_until`` to
     today (UTC). With ``neo4j_driver``, the added and replaced papers are loaded into
-    that database (papers reloaded take this build's extraction).
+    that database (papers reloaded take this build's extraction). ``export_options``
+    (:class:`~kg.exporters.registry.ExportOptions`) tells the exporters their limits.
 
     Raises
     ------
@@ -147,6 +149,7 @@ def update(
         update=entry,
         **({"progress": progress} if progress else {}),
         on_skip=on_skip,
+        export_options=export_options,
     )
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids

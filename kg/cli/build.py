@@ -7,6 +7,14 @@ from typing import Annotated
 
 import typer
 
+from kg.cli._exports import (
+    LadybugEvidenceMax,
+    LadybugForwardOnlyAbove,
+    LadybugMemory,
+    LadybugMemoryMax,
+    LadybugTextMax,
+    export_options,
+)
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles
@@ -135,59 +143,11 @@ def build(
             help="Papers per extraction shard (what --resume keeps of a killed build).",
         ),
     ] = 1000,
-    ladybug_memory_mb: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            envvar="KG_LADYBUG_MEMORY_MB",
-            rich_help_panel="LadybugDB store",
-            show_default=False,
-            help="The LadybugDB store's write buffer pool in MB as it starts (0: most of "
-            "the machine's memory; default 512).",
-        ),
-    ] = None,
-    ladybug_memory_max_mb: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            envvar="KG_LADYBUG_MEMORY_MAX_MB",
-            rich_help_panel="LadybugDB store",
-            show_default=False,
-            help="What that pool may grow to, in MB, when a COPY finds it full (default: a "
-            "quarter of the machine's memory).",
-        ),
-    ] = None,
-    ladybug_text_max_papers: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            envvar="KG_LADYBUG_TEXT_MAX_PAPERS",
-            rich_help_panel="LadybugDB store",
-            show_default=False,
-            help="A store of more papers leaves their abstracts (Paper.text) out (default 20,000).",
-        ),
-    ] = None,
-    ladybug_evidence_max_papers: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            envvar="KG_LADYBUG_EVIDENCE_MAX_PAPERS",
-            rich_help_panel="LadybugDB store",
-            show_default=False,
-            help="A store of more papers leaves its relationships' evidence out (default: never).",
-        ),
-    ] = None,
-    ladybug_forward_only_above_mb: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            envvar="KG_LADYBUG_FORWARD_ONLY_ABOVE_MB",
-            rich_help_panel="LadybugDB store",
-            show_default=False,
-            help="A relationship table heavier than this many MB is stored forward only "
-            "(default: an eighth of the pool).",
-        ),
-    ] = None,
+    ladybug_memory_mb: LadybugMemory = None,
+    ladybug_memory_max_mb: LadybugMemoryMax = None,
+    ladybug_text_max_papers: LadybugTextMax = None,
+    ladybug_evidence_max_papers: LadybugEvidenceMax = None,
+    ladybug_forward_only_above_mb: LadybugForwardOnlyAbove = None,
 ) -> None:
     """Extract a knowledge graph from abstracts and write every export into OUT.
 
@@ -244,7 +204,6 @@ def build(
             )
         out = add_to
     from kg.build import build as run_build
-    from kg.exporters.registry import ExportOptions
 
     summary = run_build(
         inputs,
@@ -269,7 +228,7 @@ def build(
         on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
         curation=curation,
         papers_per_shard=papers_per_shard,
-        export_options=ExportOptions(
+        export_options=export_options(
             ladybug_memory_mb=ladybug_memory_mb,
             ladybug_memory_max_mb=ladybug_memory_max_mb,
             ladybug_text_max_papers=ladybug_text_max_papers,

@@ -11,6 +11,14 @@ import typer
 from kg.ingest import Skipped
 from kg.ingest.sources.endpoints import HF_URL, OAI_URL
 
+from ._exports import (
+    LadybugEvidenceMax,
+    LadybugForwardOnlyAbove,
+    LadybugMemory,
+    LadybugMemoryMax,
+    LadybugTextMax,
+    export_options,
+)
 from ._output import progress, stderr, stdout
 from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
 
@@ -49,6 +57,11 @@ def update(
         str | None, typer.Option(help="Neo4j password (env NEO4J_PASSWORD).", show_default=False)
     ] = None,
     database: Annotated[str | None, typer.Option(help="Neo4j database.")] = None,
+    ladybug_memory_mb: LadybugMemory = None,
+    ladybug_memory_max_mb: LadybugMemoryMax = None,
+    ladybug_text_max_papers: LadybugTextMax = None,
+    ladybug_evidence_max_papers: LadybugEvidenceMax = None,
+    ladybug_forward_only_above_mb: LadybugForwardOnlyAbove = None,
 ) -> None:
     """Fetch what is new since the last update, extract only new or changed papers, and
     rewrite the build's exports (and, with --neo4j, load the change into Neo4j).
@@ -110,6 +123,13 @@ def update(
                 on_page=on_page,
                 progress=progress,
                 on_skip=on_skip,
+                export_options=export_options(
+                    ladybug_memory_mb=ladybug_memory_mb,
+                    ladybug_memory_max_mb=ladybug_memory_max_mb,
+                    ladybug_text_max_papers=ladybug_text_max_papers,
+                    ladybug_evidence_max_papers=ladybug_evidence_max_papers,
+                    ladybug_forward_only_above_mb=ladybug_forward_only_above_mb,
+                ),
             )
     finally:
         if driver is not None:
