@@ -260,12 +260,10 @@ def write_database(
     source = graph_source(G)
     pool = WRITE_BUFFER_POOL if pool is None else pool
     pool_max = max(pool, WRITE_BUFFER_POOL_MAX if pool_max is None else pool_max)
-    if forward_only_above is None:
-        forward_only_above = FORWARD_ONLY_ABOVE
+    forward_only_above = FORWARD_ONLY_ABOVE if forward_only_above is None else forward_only_above
     above = (pool // 8 or sys.maxsize) if forward_only_above is None else forward_only_above
     max_texts = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
-    if evidence_max_papers is None:
-        evidence_max_papers = EVIDENCE_MAX_PAPERS
+    max_evidence = EVIDENCE_MAX_PAPERS if evidence_max_papers is None else evidence_max_papers
     labels = source.label_counts()
     papers = labels.get("Paper", 0)
     conn = _Writer(path, pool, pool_max)
@@ -281,7 +279,7 @@ def write_database(
                 counts[label] = _copy_nodes(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
-            evidence = not _more_than(papers, evidence_max_papers)
+            evidence = not _more_than(papers, max_evidence)
             for rtype, ends in EDGE_ENDS.items():
                 counts.update(
                     _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above, evidence)
