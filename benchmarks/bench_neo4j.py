@@ -84,7 +84,9 @@ def main() -> None:
         _local("start", "load", 27687, 27474)
         settings = Neo4jSettings(uri="bolt://127.0.0.1:27687", password=PASSWORD)
     else:
-        settings = Neo4jSettings.from_env()
+        from kg.cli._neo4j import neo4j_settings
+
+        settings = neo4j_settings()
     driver = connect(settings)
     try:
         _empty(driver)  # load_neo4j creates the schema: constraints first, indexes at the end

@@ -92,7 +92,9 @@ def neo4j_settings():
     from kg.exporters.neo4j import Neo4jSettings, connect
 
     if os.environ.get("NEO4J_URI"):
-        settings = Neo4jSettings.from_env()
+        from kg.cli._neo4j import neo4j_settings
+
+        settings = neo4j_settings()
         driver = connect(settings)
         try:
             records, _, _ = driver.execute_query(

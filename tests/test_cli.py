@@ -190,7 +190,9 @@ def test_cli_load_neo4j_then_query(example_build, empty_neo4j, neo4j_settings, m
     result = runner.invoke(app, ["load", "neo4j", str(out)])
     said = " ".join(result.output.split())
     assert "0 new papers, 12 already there; created 0 nodes and 0 relationships" in said
-    result = runner.invoke(app, ["query", "outperforms-transitive", "-p", "method=SegFormer"])
+    result = runner.invoke(
+        app, ["query", "outperforms-transitive", "--neo4j", "-p", "method=SegFormer"]
+    )
     assert result.exit_code == 0 and "TerraSeg" in result.output
 
 

@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from kg.exporters.neo4j_settings import DEFAULT_BATCH, DEFAULT_PARALLEL, Neo4jSettings
+from kg.exporters.neo4j_settings import DEFAULT_BATCH, DEFAULT_PARALLEL
 
 from ._help import KgCommand
+from ._neo4j import neo4j_settings
 from ._output import stderr, stdout
 
 app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=True)
@@ -65,9 +66,7 @@ def neo4j_cmd(
     from kg.build import curated_away
     from kg.exporters.neo4j import apply_schema, connect, database_counts, load_neo4j
 
-    settings = Neo4jSettings.from_env(
-        uri=uri, username=username, password=password, database=database
-    )
+    settings = neo4j_settings(uri=uri, username=username, password=password, database=database)
     if schema_only:
         driver = connect(settings)
         try:

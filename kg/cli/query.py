@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +22,7 @@ from kg.query import (
     with_learned_direction,
 )
 
+from ._neo4j import neo4j_settings
 from ._output import FORMATS, parse_params, print_rows, print_saved_queries, stderr
 
 
@@ -45,8 +45,9 @@ def query(
 ) -> None:
     """Run a saved Cypher query on Neo4j or on a build's embedded LadybugDB store.
 
-    Without --neo4j or --db, the query runs on Neo4j when NEO4J_URI is set, else on the
-    build in ./kg-out (the default output of `kg build`) if there is one.
+    With --neo4j it runs on the Neo4j server the NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD
+    and NEO4J_DATABASE environment variables name; without --neo4j or --db, on the build in
+    ./kg-out (the default output of `kg build`) if there is one.
 
     Examples:
 
@@ -64,21 +65,19 @@ def query(
     if neo4j and db:
         raise typer.BadParameter("give --neo4j or --db, not both")
     saved = get_query(name)
-    use_neo4j = neo4j or (db is None and bool(os.environ.get("NEO4J_URI")))
+    use_neo4j = neo4j
     if show:  # the Cypher alone: no parameters or database needed
         print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
         return
     params = saved.bind(with_learned_direction(saved, parse_params(param or [], saved.examples())))
     if not use_neo4j and db is None:
         if not (Path("kg-out") / "graph.lbdb").exists():
-            raise typer.BadParameter(
-                "say where to run it: --db BUILD_DIR, or --neo4j (or set NEO4J_URI)"
-            )
+            raise typer.BadParameter("say where to run it: --db BUILD_DIR, or --neo4j")
         db = Path("kg-out")
     if use_neo4j:
-        from kg.exporters.neo4j import Neo4jSettings, connect
+        from kg.exporters.neo4j import connect
 
-        settings = Neo4jSettings.from_env()
+        settings = neo4j_settings()
         driver = connect(settings)
         try:
             engine: Engine = Neo4jEngine(driver, settings.database)

@@ -19,6 +19,7 @@ from ._exports import (
     LadybugTextMax,
     export_options,
 )
+from ._neo4j import neo4j_settings
 from ._output import progress, stderr, stdout
 from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
 
@@ -102,11 +103,9 @@ def update(
 
     driver = None
     if neo4j:
-        from kg.exporters.neo4j import Neo4jSettings, connect
+        from kg.exporters.neo4j import connect
 
-        settings = Neo4jSettings.from_env(
-            uri=uri, username=username, password=password, database=database
-        )
+        settings = neo4j_settings(uri=uri, username=username, password=password, database=database)
         driver = connect(settings)
     politeness = Politeness(delay=wait, retries=retries, user_agent=user_agent(contact))
     try:
