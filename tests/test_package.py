@@ -112,3 +112,32 @@ def test_the_cli_default_shard_size_is_the_build_s():
 
     option = inspect.signature(build).parameters["papers_per_shard"]
     assert option.default == PAPERS_PER_SHARD  # the CLI states it without importing the build
+
+
+def test_the_cli_default_duckdb_memory_is_the_build_s():
+    import inspect
+
+    from kg.cli.build import build
+    from kg.util.tables import DUCKDB_MEMORY
+
+    assert inspect.signature(build).parameters["duckdb_memory"].default == DUCKDB_MEMORY
+
+
+ENVIRONMENT_WRITERS = {"kg.nlp.runner"}
+"""Modules that touch ``os.environ`` for a reason other than a setting: the runner gives
+the worker processes it starts one BLAS thread each (their environment, read by OpenBLAS
+as it loads)."""
+
+
+def test_no_library_module_reads_the_environment():
+    """Settings come as options; only the CLI (kg.cli) turns environment variables into them."""
+    readers = []
+    for path in _files():
+        module = _module(path)
+        if module.startswith("kg.cli") or module in ENVIRONMENT_WRITERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}:
+                readers.append(f"{module}:{node.lineno}")
+    assert not readers, readers

@@ -44,7 +44,7 @@ from kg.ingest.readers import InputFiles, list_inputs
 from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import resolve_table
-from kg.util.tables import duckdb_connection, glob_of, release_memory, shard_files
+from kg.util.tables import DUCKDB_MEMORY, duckdb_connection, glob_of, release_memory, shard_files
 
 __all__ = ["BuildSummary", "build"]
 
@@ -81,6 +81,7 @@ def build(
     curation: str | Path | None = None,
     papers_per_shard: int = PAPERS_PER_SHARD,
     export_options: ExportOptions | None = None,
+    duckdb_memory: str = DUCKDB_MEMORY,
 ) -> BuildSummary:
     """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
 
@@ -110,7 +111,8 @@ def build(
     apply it again unless given another. Extractions are kept in shards of
     ``papers_per_shard`` papers (what ``resume`` takes over). ``export_options`` tells the
     exporters their limits (:class:`~kg.exporters.registry.ExportOptions`; a
-    ``graph_json_max`` given on its own wins).
+    ``graph_json_max`` given on its own wins). DuckDB, which resolves names and merges the
+    relationships' rows, is held to ``duckdb_memory`` and spills past it.
 
     ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
     progress bar); with ``count_first`` the input files are read once before extraction
@@ -211,6 +213,7 @@ def build(
                     **({} if graph_json_max is None else {"graph_json_max": graph_json_max}),
                 ),
                 curation=curated_by,
+                duckdb_memory=duckdb_memory,
             )
             if summary.metadata_notes:
                 summary.notes.append(
@@ -333,6 +336,7 @@ def _build_into(
     exporters,
     options: ExportOptions,
     curation=None,
+    duckdb_memory: str = DUCKDB_MEMORY,
 ) -> None:
     """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
     build's settings), then resolve and write the exports into ``tmp``."""
@@ -351,7 +355,7 @@ def _build_into(
     on_stage("resolving names across papers")
     t0 = time.perf_counter()
     spill = tmp / ".spill"
-    with duckdb_connection(spill) as con:
+    with duckdb_connection(spill, memory=duckdb_memory) as con:
         resolution = resolve_table(
             con, f"read_parquet('{glob_of(tables / LOCALS)}')", tables / ENTITIES,
             curation=curation,
@@ -379,7 +383,7 @@ def _build_into(
             graph.add_paper(record)
             summary.papers += 1
     graph.close()
-    merge_edge_tables(tables, spill_dir=spill)
+    merge_edge_tables(tables, spill_dir=spill, memory=duckdb_memory)
     shutil.rmtree(tables / "paper_edges", ignore_errors=True)
     shutil.rmtree(spill, ignore_errors=True)
     if "jsonl" not in exporters:

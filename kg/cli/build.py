@@ -143,6 +143,14 @@ def build(
             help="Papers per extraction shard (what --resume keeps of a killed build).",
         ),
     ] = 1000,
+    duckdb_memory: Annotated[
+        str,
+        typer.Option(
+            envvar="KG_DUCKDB_MEMORY",
+            help="DuckDB's memory limit while it resolves names and merges relationships "
+            "(it spills to disk past it).",
+        ),
+    ] = "256MB",
     ladybug_memory_mb: LadybugMemory = None,
     ladybug_memory_max_mb: LadybugMemoryMax = None,
     ladybug_text_max_papers: LadybugTextMax = None,
@@ -228,6 +236,7 @@ def build(
         on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
         curation=curation,
         papers_per_shard=papers_per_shard,
+        duckdb_memory=duckdb_memory,
         export_options=export_options(
             ladybug_memory_mb=ladybug_memory_mb,
             ladybug_memory_max_mb=ladybug_memory_max_mb,

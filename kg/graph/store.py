@@ -22,7 +22,14 @@ import networkx as nx
 from kg.graph.assemble import entity_node, merge_edge, paper_graph
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from kg.resolve.resolver import Entity
-from kg.util.tables import ShardWriter, duckdb_connection, glob_of, iter_rows, shard_files
+from kg.util.tables import (
+    DUCKDB_MEMORY,
+    ShardWriter,
+    duckdb_connection,
+    glob_of,
+    iter_rows,
+    shard_files,
+)
 
 __all__ = [
     "GraphSource",
@@ -135,9 +142,14 @@ rows a shard, and at 388 / 482 / 537 MB with 10,000, in the same time."""
 
 
 def merge_edge_tables(
-    directory: str | Path, *, spill_dir: str | Path | None = None, partition_rows: int = MERGE_ROWS
+    directory: str | Path,
+    *,
+    spill_dir: str | Path | None = None,
+    partition_rows: int = MERGE_ROWS,
+    memory: str = DUCKDB_MEMORY,
 ) -> int:
-    """Fold the per-paper edge rows of ``directory`` into one row per edge; return how many.
+    """Fold the per-paper edge rows of ``directory`` into one row per edge; return how many
+    (DuckDB held to ``memory``, spilling to ``spill_dir``).
 
     Rows are sorted out of core by (type, from, to, paper), so an edge's papers and its
     evidence come in paper-id order whatever order the papers were extracted in. Above
@@ -149,7 +161,7 @@ def merge_edge_tables(
     if not shard_files(directory / PAPER_EDGES):
         return 0
     source = f"read_parquet('{glob_of(directory / PAPER_EDGES)}')"
-    with duckdb_connection(spill_dir or directory / ".spill") as con:
+    with duckdb_connection(spill_dir or directory / ".spill", memory=memory) as con:
         (total,) = con.execute(f"SELECT count(*) FROM {source}").fetchone()
         parts = max(1, -(-total // max(1, partition_rows)))
         for part in range(parts):

@@ -26,8 +26,9 @@ __all__ = [
     "batched",
 ]
 
-DUCKDB_MEMORY = os.environ.get("KG_DUCKDB_MEMORY", "256MB")
-"""DuckDB's memory limit in a build (``KG_DUCKDB_MEMORY`` changes it); it spills past it."""
+DUCKDB_MEMORY = "256MB"
+"""DuckDB's memory limit in a build (``kg build --duckdb-memory``, ``KG_DUCKDB_MEMORY``
+changes it); it spills past it."""
 
 
 ROW_GROUP = 10_000
