@@ -16,67 +16,69 @@ __all__ = [
     "export_options",
 ]
 
+
+def _limit(envvar: str, help: str):
+    """A limit of the LadybugDB store: a number, None when not given (the default)."""
+    return typer.Option(
+        min=0, envvar=envvar, rich_help_panel="LadybugDB store", show_default=False, help=help
+    )
+
+
 LadybugMemory = Annotated[
     int | None,
-    typer.Option(
-        min=0,
-        envvar="KG_LADYBUG_MEMORY_MB",
-        rich_help_panel="LadybugDB store",
-        show_default=False,
-        help="The LadybugDB store's write buffer pool in MB as it starts (0: most of "
+    _limit(
+        "KG_LADYBUG_MEMORY_MB",
+        "The LadybugDB store's write buffer pool in MB as it starts (0: most of "
         "the machine's memory; default 512).",
     ),
 ]
-
 LadybugMemoryMax = Annotated[
     int | None,
-    typer.Option(
-        min=0,
-        envvar="KG_LADYBUG_MEMORY_MAX_MB",
-        rich_help_panel="LadybugDB store",
-        show_default=False,
-        help="What that pool may grow to, in MB, when a COPY finds it full (default: a "
+    _limit(
+        "KG_LADYBUG_MEMORY_MAX_MB",
+        "What that pool may grow to, in MB, when a COPY finds it full (default: a "
         "quarter of the machine's memory).",
     ),
 ]
-
 LadybugTextMax = Annotated[
     int | None,
-    typer.Option(
-        min=0,
-        envvar="KG_LADYBUG_TEXT_MAX_PAPERS",
-        rich_help_panel="LadybugDB store",
-        show_default=False,
-        help="A store of more papers leaves their abstracts (Paper.text) out (default 20,000).",
+    _limit(
+        "KG_LADYBUG_TEXT_MAX_PAPERS",
+        "A store of more papers leaves their abstracts (Paper.text) out (default 20,000).",
     ),
 ]
-
 LadybugEvidenceMax = Annotated[
     int | None,
-    typer.Option(
-        min=0,
-        envvar="KG_LADYBUG_EVIDENCE_MAX_PAPERS",
-        rich_help_panel="LadybugDB store",
-        show_default=False,
-        help="A store of more papers leaves its relationships' evidence out (default: never).",
+    _limit(
+        "KG_LADYBUG_EVIDENCE_MAX_PAPERS",
+        "A store of more papers leaves its relationships' evidence out (default: never).",
     ),
 ]
-
 LadybugForwardOnlyAbove = Annotated[
     int | None,
-    typer.Option(
-        min=0,
-        envvar="KG_LADYBUG_FORWARD_ONLY_ABOVE_MB",
-        rich_help_panel="LadybugDB store",
-        show_default=False,
-        help="A relationship table heavier than this many MB is stored forward only "
+    _limit(
+        "KG_LADYBUG_FORWARD_ONLY_ABOVE_MB",
+        "A relationship table heavier than this many MB is stored forward only "
         "(default: an eighth of the pool).",
     ),
 ]
 
 
-def export_options(**limits: int | None):
-    """The :class:`~kg.exporters.registry.ExportOptions` of the limits given."""
+def export_options(
+    memory_mb: int | None,
+    memory_max_mb: int | None,
+    text_max_papers: int | None,
+    evidence_max_papers: int | None,
+    forward_only_above_mb: int | None,
+):
+    """The :class:`~kg.exporters.registry.ExportOptions` of the LadybugDB limits given (in
+    the order of the options above)."""
     from kg.exporters.registry import ExportOptions
 
-    return ExportOptions(**limits)
+    return ExportOptions(
+        ladybug_memory_mb=memory_mb,
+        ladybug_memory_max_mb=memory_max_mb,
+        ladybug_text_max_papers=text_max_papers,
+        ladybug_evidence_max_papers=evidence_max_papers,
+        ladybug_forward_only_above_mb=forward_only_above_mb,
+    )

@@ -238,12 +238,12 @@ def build(
         papers_per_shard=papers_per_shard,
         duckdb_memory=duckdb_memory,
         export_options=export_options(
-            ladybug_memory_mb=ladybug_memory_mb,
-            ladybug_memory_max_mb=ladybug_memory_max_mb,
-            ladybug_text_max_papers=ladybug_text_max_papers,
-            ladybug_evidence_max_papers=ladybug_evidence_max_papers,
-            ladybug_forward_only_above_mb=ladybug_forward_only_above_mb,
-        ),
+            ladybug_memory_mb,
+            ladybug_memory_max_mb,
+            ladybug_text_max_papers,
+            ladybug_evidence_max_papers,
+            ladybug_forward_only_above_mb,
+        ),  # fmt: skip
     )
     if summary.resumed:
         stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)

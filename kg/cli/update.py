@@ -123,12 +123,12 @@ def update(
                 progress=progress,
                 on_skip=on_skip,
                 export_options=export_options(
-                    ladybug_memory_mb=ladybug_memory_mb,
-                    ladybug_memory_max_mb=ladybug_memory_max_mb,
-                    ladybug_text_max_papers=ladybug_text_max_papers,
-                    ladybug_evidence_max_papers=ladybug_evidence_max_papers,
-                    ladybug_forward_only_above_mb=ladybug_forward_only_above_mb,
-                ),
+                    ladybug_memory_mb,
+                    ladybug_memory_max_mb,
+                    ladybug_text_max_papers,
+                    ladybug_evidence_max_papers,
+                    ladybug_forward_only_above_mb,
+                ),  # fmt: skip
             )
     finally:
         if driver is not None:
