@@ -15,7 +15,7 @@ from pathlib import Path
 from kg.exporters import GRAPH_JSON_MAX
 from kg.graph.store import GraphSource
 
-__all__ = ["GRAPH_EXPORTERS", "ExportOptions", "ExportResult", "Exporter", "export"]
+__all__ = ["GRAPH_EXPORTERS", "ExportOptions", "ExportResult", "Exporter"]
 
 
 @dataclass(frozen=True)
@@ -146,11 +146,3 @@ GRAPH_EXPORTERS = {
 }
 """The graph exporters in the order a build runs them (the Oxigraph store reads graph.ttl
 when it is written first)."""
-
-
-def export(name: str, source: GraphSource, out_dir: str | Path, options: ExportOptions):
-    """Run the exporter ``name`` (a key of :data:`GRAPH_EXPORTERS`)."""
-    if name not in GRAPH_EXPORTERS:
-        known = ", ".join(GRAPH_EXPORTERS)
-        raise ValueError(f"no graph exporter {name!r}; known: {known}")
-    return GRAPH_EXPORTERS[name].write(source, Path(out_dir), options)

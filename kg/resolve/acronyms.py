@@ -131,9 +131,9 @@ def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str,
     """Group entity keys (``type:slug``) whose names are acronyms standing for one long form.
 
     Returns ``(long form, [key, ...])`` for each type and long form that two keys or more
-    share. An acronym is matched by its slug (where spellings share one, the one more
-    definitions give wins); acronyms of fewer than :data:`MIN_LETTERS` letters and digits
-    are left out.
+    share ("multi modal" and "multimodal" spell one long form). An acronym is matched by
+    its slug (where spellings share one, the one more definitions give wins); acronyms of
+    fewer than :data:`MIN_LETTERS` letters and digits are left out.
 
     >>> forms = {"AUROC": ("area under roc", 8, 9), "ROC-AUC": ("area under roc", 3, 3)}
     >>> twin_acronyms(["metric:auroc", "metric:roc-auc", "task:auroc"], forms)
@@ -148,18 +148,10 @@ def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str,
     groups: dict[tuple[str, str], set[str]] = {}
     for key in keys:
         type_, _, name = key.partition(":")
-        if name in by_slug:  # "multi modal" and "multimodal" spell one long form
+        if name in by_slug:
             groups.setdefault((type_, by_slug[name][0].replace(" ", "")), set()).add(key)
-    return [
-        (by_slug[slug_of(members)][0], sorted(members))
-        for members in sorted(sorted(m) for m in groups.values())
-        if len(members) > 1
-    ]
-
-
-def slug_of(keys: Iterable[str]) -> str:
-    """The slug of the first of ``keys`` (``type:slug``)."""
-    return min(keys).partition(":")[2]
+    twins = [sorted(members) for members in groups.values() if len(members) > 1]
+    return [(by_slug[m[0].partition(":")[2]][0], m) for m in sorted(twins)]
 
 
 def acronym_slugs(long_forms: LongForms) -> list[str]:

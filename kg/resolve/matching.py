@@ -10,14 +10,14 @@ from rapidfuzz import fuzz
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
     pass
 
-FUZZY_ROWS = 1024
-"""Names compared with a whole block at once (bounds the score matrix's memory)."""
+FUZZY_CELLS = 8_000_000
+"""Scores held at once while a block is compared (float32: 32 MB), whatever its size."""
 
 
 def near_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float]]:
     """``(i, j, score)`` for each pair ``i < j`` of ``names`` whose RapidFuzz ratio is at
-    least ``threshold``, every pair of the block compared (in C, :data:`FUZZY_ROWS` rows of
-    the score matrix at a time).
+    least ``threshold``, every pair of the block compared (in C, a band of rows of the
+    score matrix's upper half at a time, at most :data:`FUZZY_CELLS` scores).
 
     >>> near_pairs(["low rank adaptation", "low-rank adaptation", "prompt tuning"], 90)
     [(0, 1, 94.73684210526316)]
@@ -26,13 +26,14 @@ def near_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float
     from rapidfuzz import process
 
     out = []
-    for lo in range(0, len(names), FUZZY_ROWS):
+    rows = max(1, FUZZY_CELLS // max(1, len(names)))
+    for lo in range(0, len(names), rows):
         near = process.cdist(
-            names[lo : lo + FUZZY_ROWS], names, scorer=fuzz.ratio,
+            names[lo : lo + rows], names[lo:], scorer=fuzz.ratio,
             score_cutoff=threshold - 0.01, dtype=np.float32,
         )  # fmt: skip
         for i, j in zip(*np.nonzero(near), strict=True):
-            a, b = int(lo + i), int(j)
+            a, b = lo + int(i), lo + int(j)
             if a < b and (score := fuzz.ratio(names[a], names[b])) >= threshold:
                 out.append((a, b, score))  # the exact score, not the matrix's float32
     return out
