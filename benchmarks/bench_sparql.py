@@ -139,7 +139,7 @@ def main() -> None:
         child = [sys.executable, "-c", CHILD, str(args.build), q.name, json.dumps(given),
                  str(max(1, args.repeat))]  # fmt: skip
         timed = _run(child, args.cap)
-        cmd = [sys.executable, "-m", "kg", "sparql", q.name, str(args.build), "--format", "json"]
+        cmd = [sys.executable, "-m", "kg", "sparql", str(args.build), q.name, "--format", "json"]
         cmd += [arg for k, v in given.items() for arg in ("-p", f"{k}={v}")]
         t0 = time.perf_counter()
         cli = None if args.no_cli or timed is None else _run(cmd, args.cap)

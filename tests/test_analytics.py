@@ -248,7 +248,7 @@ def test_analyze_on_the_sample(sample_build, tmp_path):
     from kg.cli import app
 
     result = CliRunner().invoke(
-        app, ["analyze", str(sample_build), "--format", "md", "--to", str(tmp_path)]
+        app, ["analyze", str(sample_build), "--format", "md", "-o", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
     text = (tmp_path / "analysis.md").read_text()

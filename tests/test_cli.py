@@ -20,6 +20,59 @@ def test_cli_help_lists_commands():
         assert cmd in result.output
 
 
+def _commands():
+    """Every command of the app, as (its words, the command)."""
+    import typer
+
+    def walk(command, words):
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                yield from walk(sub, [*words, name])
+        else:
+            yield " ".join(words), command
+
+    return list(walk(typer.main.get_command(app), ["kg"]))
+
+
+def test_cli_grammar_is_one():
+    """One spelling per flag: -o/--out for what is written, --format a choice of output
+    formats, flags without --no- twins, a one-line summary and examples after the
+    options; old spellings are hidden."""
+    commands = _commands()
+    assert len(commands) >= 20
+    for words, command in commands:
+        summary = command.help.split("\n\n")[0]
+        assert "\n" not in summary and len(summary) <= 90, (words, summary)
+        assert command.epilog and command.epilog.startswith("Example"), words
+        for param in command.params:
+            if param.param_type_name != "option" or param.hidden:
+                continue
+            assert not param.secondary_opts, (words, param.opts)  # no --no-x
+            assert not {"--to", "--output", "--db", "--save", "--pred", "--file", "--json"} & set(
+                param.opts
+            ), (words, param.opts)
+            if "-o" in param.opts:
+                assert param.opts == ["-o", "--out"], (words, param.opts)
+            if "--format" in param.opts:
+                assert param.type_descriptor.is_choice, words
+                assert not {"scierc", "scirex"} & set(param.type_descriptor.choices), words
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (["query", "top-entities", "--db", "{out}", "--format", "csv"], "kg query BUILD NAME"),
+        (["sparql", "top-entities", "{out}", "--format", "csv"], "kg sparql BUILD top-entities"),
+        (["explain", "LoRA", "--db", "{out}"], "kg explain BUILD WHAT"),
+    ],
+)
+def test_cli_old_spellings_still_work_and_name_the_new_one(example_build, old, new):
+    out, _ = example_build
+    result = runner.invoke(app, [a.replace("{out}", str(out)) for a in old])
+    assert result.exit_code == 0, result.output
+    assert f"write {new} instead" in result.stderr
+
+
 def test_cli_build_then_cypher_and_eval(tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(app, ["build", str(EXAMPLES), "-o", str(out)])
@@ -54,11 +107,11 @@ def test_cli_build_then_cypher_and_eval(tmp_path):
         )
         + "\n"
     )
-    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--json"])
+    result = runner.invoke(app, ["eval", str(out), str(gold), "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["entities"]["recall"] == 1.0
     saved = tmp_path / "metrics" / "dev.json"
-    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--save", str(saved)])
+    result = runner.invoke(app, ["eval", str(out), str(gold), "-o", str(saved)])
     assert result.exit_code == 0, result.output
     assert "entities (typed)" in result.output  # the table still prints
     assert json.loads(saved.read_text())["entities"]["recall"] == 1.0
@@ -135,13 +188,13 @@ def test_cli_query_list_and_run_on_the_embedded_store(example_build):
     assert result.exit_code == 0 and "leaderboard" in result.output
     result = runner.invoke(
         app,
-        ["query", "leaderboard", "--db", str(out), "-p", "dataset=LIBERO", "--format", "json"],
+        ["query", str(out), "leaderboard", "-p", "dataset=LIBERO", "--format", "json"],
     )
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     assert rows[0]["method"] == "GraspVLA" and rows[0]["value"] == 94.0
     result = runner.invoke(
-        app, ["query", "top-entities", "--db", str(out), "-p", "limit=2", "--format", "csv"]
+        app, ["query", str(out), "top-entities", "-p", "limit=2", "--format", "csv"]
     )
     assert result.exit_code == 0 and len(result.output.strip().splitlines()) == 3
 
@@ -149,10 +202,10 @@ def test_cli_query_list_and_run_on_the_embedded_store(example_build):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["query", "leaderboard", "--db", "{out}"], "needs --param dataset"),
-        (["query", "nope", "--db", "{out}"], "no saved query 'nope'"),
-        (["query", "top-entities", "--db", "{out}", "-p", "limit=x"], "limit=x"),
-        (["query", "top-entities"], "--db BUILD_DIR"),
+        (["query", "{out}", "leaderboard"], "needs --param dataset"),
+        (["query", "{out}", "nope"], "no saved query 'nope'"),
+        (["query", "{out}", "top-entities", "-p", "limit=x"], "limit=x"),
+        (["query", "top-entities"], "kg query BUILD NAME"),
         (["load", "neo4j", "{out}/missing"], "no graph.json"),
     ],
 )
@@ -168,7 +221,7 @@ def test_cli_export_neo4j_csv(example_build, tmp_path):
     import csv
 
     out, _ = example_build
-    result = runner.invoke(app, ["export", "neo4j-csv", str(out), "--to", str(tmp_path / "csv")])
+    result = runner.invoke(app, ["export", "neo4j-csv", str(out), "-o", str(tmp_path / "csv")])
     assert result.exit_code == 0, result.output
     with open(tmp_path / "csv" / "nodes_Paper.csv", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
@@ -252,7 +305,7 @@ def test_cli_messages_are_not_wrapped(tmp_path):
 
 def test_cli_csv_has_unix_line_ends(example_build):
     out, _ = example_build
-    args = ["query", "top-entities", "--db", str(out), "-p", "limit=3", "--format", "csv"]
+    args = ["query", str(out), "top-entities", "-p", "limit=3", "--format", "csv"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0
     assert "\r" not in result.output and result.output.count("\n") == 4
@@ -270,19 +323,19 @@ def test_cli_query_show_needs_no_parameters_or_database(tmp_path, monkeypatch):
 
 def test_cli_query_unknown_name_suggests_close_ones(example_build):
     out, _ = example_build
-    args = ["query", "leaderboard", "--db", str(out), "-p", "dataset=Libero"]
+    args = ["query", str(out), "leaderboard", "-p", "dataset=Libero"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0 and "GraspVLA" in result.output  # names match any case
     result = runner.invoke(app, [*args[:-1], "dataset=LIBRO"])
     assert result.exit_code == 1
     assert "no Dataset called 'LIBRO'" in result.output and "close names: LIBERO" in result.output
-    result = runner.invoke(app, ["query", "co-occurring", "--db", str(out), "-p", "entity=thumos"])
+    result = runner.invoke(app, ["query", str(out), "co-occurring", "-p", "entity=thumos"])
     assert result.exit_code == 1 and "THUMOS14" in result.output  # found by part of its name
 
 
 def test_cli_query_json_evidence_is_json(example_build):
     out, _ = example_build
-    args = ["query", "mentions-with-evidence", "--db", str(out), "-p", "entity=LoRA"]
+    args = ["query", str(out), "mentions-with-evidence", "-p", "entity=LoRA"]
     result = runner.invoke(app, [*args, "--format", "json"])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.output)
@@ -301,7 +354,7 @@ def test_cli_eval_explain_names_the_paper(example_build, tmp_path):
         "results": [],
     }
     gold.write_text(json.dumps(row) + "\n")
-    result = runner.invoke(app, ["eval", str(gold), "--pred", str(out), "--explain"])
+    result = runner.invoke(app, ["eval", str(out), str(gold), "--explain"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     header = lines.index(next(x for x in lines if x.startswith(first["id"])))
@@ -361,16 +414,16 @@ def test_cli_explain_shows_the_merges_behind_an_entity_and_eval_scores_them(tmp_
     )
     out = tmp_path / "out"
     assert runner.invoke(app, ["build", str(papers), "-o", str(out)]).exit_code == 0
-    result = runner.invoke(app, ["explain", "LoRA", "--db", str(out), "--format", "json"])
+    result = runner.invoke(app, ["explain", str(out), "LoRA", "--format", "json"])
     assert result.exit_code == 0, result.output
     (entity,) = json.loads(result.output)
     assert entity["key"] == "method:low-rank-adaptation" and entity["support"] == 3
     (merge,) = entity["merges"]
     assert merge["rule"] == "acronym" and merge["source"] == "method:lora"
     assert merge["papers"] == ["p0", "p1"] and merge["paper_count"] == 2
-    text = runner.invoke(app, ["explain", "method:low-rank-adaptation", "--db", str(out)])
+    text = runner.invoke(app, ["explain", str(out), "method:low-rank-adaptation"])
     assert "merged method:lora (acronym" in text.output
-    missing = runner.invoke(app, ["explain", "no such thing", "--db", str(out)])
+    missing = runner.invoke(app, ["explain", str(out), "no such thing"])
     assert missing.exit_code != 0 and "find-entity" in missing.output
 
     pairs = tmp_path / "pairs.tsv"
@@ -384,7 +437,7 @@ def test_cli_explain_shows_the_merges_behind_an_entity_and_eval_scores_them(tmp_
     gold.write_text(json.dumps({"text_start": texts[0][:80], "entities": [],
                                 "relations": [], "results": []}) + "\n")  # fmt: skip
     result = runner.invoke(
-        app, ["eval", str(gold), "--pred", str(out), "--pairs", str(pairs), "--json"]
+        app, ["eval", str(out), str(gold), "--pairs", str(pairs), "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     merges = json.loads(result.output)["merges"]

@@ -181,23 +181,23 @@ def test_kg_curate_checks_entries_against_a_build(curated, tmp_path):
     base, _, _ = curated
     file = tmp_path / "mine.toml"
     db = str(base / "plain")
-    ok = runner.invoke(app, ["curate", "drop", "COCO", "--db", db, "--file", str(file),
+    ok = runner.invoke(app, ["curate", "drop", db, "COCO", "-o", str(file),
                              "--why", "not wanted"])  # fmt: skip
     assert ok.exit_code == 0, ok.output
-    ok = runner.invoke(app, ["curate", "merge", "GPT-2", "SegFormer", "--db", db,
-                             "--file", str(file)])  # fmt: skip
+    ok = runner.invoke(app, ["curate", "merge", db, "GPT-2", "SegFormer",
+                             "-o", str(file)])  # fmt: skip
     assert ok.exit_code == 0, ok.output
     entries = read_curation(file).entries
     assert [(e.kind, e.key, e.into) for e in entries] == [
         ("merge", "method:gpt-2", "method:segformer"), ("drop", "dataset:coco", None)]  # fmt: skip
-    bad = runner.invoke(app, ["curate", "drop", "no such thing", "--db", db, "--file", str(file)])
+    bad = runner.invoke(app, ["curate", "drop", db, "no such thing", "-o", str(file)])
     assert bad.exit_code != 0 and "no entity" in bad.output
-    bad = runner.invoke(app, ["curate", "retype", "COCO", "Model", "--db", db, "--file", str(file)])
+    bad = runner.invoke(app, ["curate", "retype", db, "COCO", "Model", "-o", str(file)])
     assert bad.exit_code != 0
-    bad = runner.invoke(app, ["curate", "split", "LoRA", "QLoRA", "--db", db, "--file", str(file)])
+    bad = runner.invoke(app, ["curate", "split", db, "LoRA", "QLoRA", "-o", str(file)])
     assert bad.exit_code != 0 and "has no name 'QLoRA'" in bad.output
-    no_file = runner.invoke(app, ["curate", "drop", "COCO", "--db", db])
-    assert no_file.exit_code != 0 and "--file" in no_file.output
+    no_file = runner.invoke(app, ["curate", "drop", db, "COCO"])
+    assert no_file.exit_code != 0 and "-o/--out" in no_file.output
     assert len(read_curation(file).entries) == 2  # refused entries added nothing
 
 

@@ -280,8 +280,8 @@ def test_viz_never_replaces_a_foreign_file_or_a_build_file(own_build, tmp_path):
 
 def test_analyze_and_export_write_only_folders_of_their_own(own_build, tmp_path):
     for command in (
-        ["analyze", str(own_build), "--to"],
-        ["export", "neo4j-csv", str(own_build), "--to"],
+        ["analyze", str(own_build), "-o"],
+        ["export", "neo4j-csv", str(own_build), "-o"],
     ):
         for inside in (own_build, own_build / "tables"):
             before = _digests(own_build)
@@ -307,11 +307,11 @@ def test_eval_save_and_fetch_keep_to_their_files(own_build, tmp_path):
     gold = shared_path("gold", "dev.jsonl")
     mine = tmp_path / "scores.json"
     mine.write_text("{}", encoding="utf-8")
-    result = runner.invoke(app, ["eval", str(gold), "--pred", str(own_build), "--save", str(mine)])
+    result = runner.invoke(app, ["eval", str(own_build), str(gold), "-o", str(mine)])
     assert result.exit_code == 1 and mine.read_text(encoding="utf-8") == "{}"
     saved = tmp_path / "new.json"
     for _ in range(2):
-        args = ["eval", str(gold), "--pred", str(own_build), "--save", str(saved)]
+        args = ["eval", str(own_build), str(gold), "-o", str(saved)]
         assert runner.invoke(app, args).exit_code == 0
     before = _digests(own_build)
     target = own_build / "extractions.jsonl"
@@ -401,7 +401,7 @@ def test_eval_leaves_out_malformed_lines_and_says_where(own_build, tmp_path):
     bad_pred = tmp_path / "pred.jsonl"
     records = (own_build / "extractions.jsonl").read_text(encoding="utf-8")
     bad_pred.write_text(records + '{"text": 3}\nnot json\n', encoding="utf-8")
-    result = runner.invoke(app, ["eval", str(bad_gold), "--pred", str(bad_pred)])
+    result = runner.invoke(app, ["eval", str(bad_pred), str(bad_gold)])
     assert result.exit_code == 0, result.output
     assert f"{bad_gold}:1: malformed JSON" in result.output
     assert f"{bad_gold}:2: not a gold record" in result.output
@@ -413,7 +413,7 @@ def test_eval_leaves_out_malformed_lines_and_says_where(own_build, tmp_path):
 
 def test_analyze_to_a_file_is_an_error(own_build, tmp_path):
     target = tmp_path / "report.txt"
-    _keeps(target, ["analyze", str(own_build), "--to", str(target)], "is a file")
+    _keeps(target, ["analyze", str(own_build), "-o", str(target)], "is a file")
 
 
 def test_one_nul_rule_and_unreadable_metadata_reported(tmp_path):
@@ -471,8 +471,8 @@ def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
     first = records[0]
     assert first["id"].startswith("sha1:") and not first["title"]  # a text input's paper
     words = " ".join(first["text"].split()[:5]).upper()
-    for command in (["query", "paper-graph", "--db", str(build_copy)],
-                    ["sparql", "paper-contributions", str(build_copy)]):  # fmt: skip
+    for command in (["query", str(build_copy), "paper-graph"],
+                    ["sparql", str(build_copy), "paper-contributions"]):  # fmt: skip
         by_id = runner.invoke(app, [*command, "-p", f"paper={first['id']}", "--format", "json"])
         by_words = runner.invoke(app, [*command, "-p", f"paper={words}", "--format", "json"])
         assert by_id.exit_code == 0 and by_words.exit_code == 0, by_words.output
@@ -481,13 +481,13 @@ def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
         assert json.loads(rows) == json.loads(by_id.output) != []
     common, n = Counter(r["text"][:2] for r in records).most_common(1)[0]
     assert n >= 2, "two example abstracts start with the same letters"
-    args = ["query", "paper-graph", "--db", str(build_copy), "-p", f"paper={common}"]
+    args = ["query", str(build_copy), "paper-graph", "-p", f"paper={common}"]
     ambiguous = runner.invoke(app, args)
     assert ambiguous.exit_code == 1 and "several papers start so" in ambiguous.output
     reported = [x["dataset"] for r in records for x in r["results"] if x.get("dataset")]
     assert reported, "the example build reports results on a data set"
-    for command in (["query", "leaderboard", "--db", str(build_copy)],
-                    ["sparql", "leaderboard", str(build_copy)]):  # fmt: skip
+    for command in (["query", str(build_copy), "leaderboard"],
+                    ["sparql", str(build_copy), "leaderboard"]):  # fmt: skip
         args = [*command, "-p", f"dataset={reported[0]}", "-p", "metric=no-such-metric"]
         result = runner.invoke(app, args)
         assert result.exit_code == 0, result.output

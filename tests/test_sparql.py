@@ -238,7 +238,7 @@ def test_cli_sparql_list_saved_adhoc_and_errors(sample_build, tmp_path):
     result = runner.invoke(app, ["sparql", "--list"])
     assert result.exit_code == 0 and "leaderboard" in result.stdout
     result = runner.invoke(
-        app, ["sparql", "top-entities", str(sample_build), "-p", "limit=3", "--format", "json"]
+        app, ["sparql", str(sample_build), "top-entities", "-p", "limit=3", "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
@@ -259,14 +259,14 @@ def test_cli_sparql_list_saved_adhoc_and_errors(sample_build, tmp_path):
     result = runner.invoke(app, ["sparql", *args])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == [{"name": "text classification"}]
-    args = ["leaderboard", str(sample_build), "-p", "dataset=ImageNt"]
+    args = [str(sample_build), "leaderboard", "-p", "dataset=ImageNt"]
     result = runner.invoke(app, ["sparql", *args])
     assert result.exit_code != 0
     assert "no Dataset called 'ImageNt'" in result.output and "ImageNet" in result.output
     result = runner.invoke(app, ["sparql", str(sample_build), "SELECT ?x WHERE { ?x"])
     assert result.exit_code != 0 and "SPARQL syntax" in result.output
-    result = runner.invoke(app, ["sparql", "nope", str(sample_build)])
-    assert result.exit_code != 0 and "neither a saved SPARQL query nor a build" in result.output
+    result = runner.invoke(app, ["sparql", str(sample_build), "nope"])
+    assert result.exit_code != 0 and "neither a saved SPARQL query nor a query" in result.output
     result = runner.invoke(app, ["sparql", "leaderboard", "--show", "-p", 'dataset=a"b'])
     assert result.exit_code == 0 and '"a\\"b"' in result.stdout
     assert "$dataset" not in re.sub(r"#[^\n]*", "", result.stdout)

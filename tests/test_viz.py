@@ -78,7 +78,7 @@ def test_viz_in_chromium_on_the_sample(sample_build):
     ARTIFACTS.mkdir(exist_ok=True)
     page_path = ARTIFACTS / "viz-sample.html"
     result = CliRunner().invoke(
-        app, ["viz", str(sample_build), "-o", str(page_path), "--show", "5000"]
+        app, ["viz", str(sample_build), "-o", str(page_path), "--initial-nodes", "5000"]
     )
     assert result.exit_code == 0, result.output
     G = load_graph(sample_build)

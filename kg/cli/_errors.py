@@ -6,15 +6,16 @@ import os
 import sys
 
 import typer
-from typer.core import TyperGroup
 
 from kg.errors import KgError
+
+from ._help import KgHelpGroup
 
 # OSError: a read-only or full disk, a missing folder... said in one line, not a traceback
 _KNOWN = (KgError, OSError, ModuleNotFoundError)
 
 
-class KgGroup(TyperGroup):
+class KgGroup(KgHelpGroup):
     """The ``kg`` command group: a known error prints ``kg: error: …`` and exits 1.
 
     Handled here rather than around the app, so that every way of running a command

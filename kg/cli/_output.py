@@ -7,8 +7,9 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -27,17 +28,17 @@ def print_json(data: Any) -> None:
 
 
 SAVED_BY = "kg eval"
-"""The ``tool`` key of the scores a command saves (``--save``): a file that has it may be
+"""The ``tool`` key of the scores a command writes (``--out``): a file that has it may be
 written over."""
 
 
 def check_save(path: Path | None, force: bool) -> None:
-    """Refuse ``--save PATH`` before any work when kg may not write it (see
+    """Refuse ``--out PATH`` before any work when kg may not write it (see
     :func:`kg.build.outdir.check_output_file`)."""
     from kg.build.outdir import check_output_file
 
     if path is not None:
-        check_output_file(path, force=force, ours=_saved_by_kg, option="--save")
+        check_output_file(path, force=force, ours=_saved_by_kg, option="-o/--out")
 
 
 def _saved_by_kg(path: Path) -> bool:
@@ -75,6 +76,11 @@ def progress(items: Iterable, description: str = "Working", total: int | None = 
 
 
 FORMATS = ("table", "json", "csv")
+
+OutputFormat = Annotated[
+    Literal["table", "json", "csv"], typer.Option("--format", help="How to print the rows.")
+]
+"""The ``--format`` of the commands that print query rows."""
 
 
 def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str = "table") -> None:
@@ -133,8 +139,6 @@ def parse_params(items: Iterable[str], examples: dict[str, Any] | None = None) -
     A value takes the type of the parameter's example when one is known (int,
     float, bool); otherwise digits become an int and anything else stays a string.
     """
-    import typer
-
     examples = examples or {}
     out: dict[str, Any] = {}
     for item in items:
@@ -156,3 +160,10 @@ def parse_params(items: Iterable[str], examples: dict[str, Any] | None = None) -
         except ValueError as exc:
             raise typer.BadParameter(f"--param {item!r}: {exc}") from exc
     return out
+
+
+def renamed(old: str, new: str) -> None:
+    """Say on stderr that an old spelling still works this release and what replaces it."""
+    stderr.print(
+        f"note: {old} is kept one release; write {new} instead", highlight=False, markup=False
+    )

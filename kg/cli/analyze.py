@@ -3,42 +3,47 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from ._output import stdout
+from ._output import renamed, stdout
 
 
 def analyze(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
-    fmt: Annotated[str, typer.Option("--format", help="md, json or html.")] = "md",
-    to: Annotated[
+    fmt: Annotated[
+        Literal["md", "json", "html"], typer.Option("--format", help="The report's format.")
+    ] = "md",
+    out: Annotated[
         Path | None,
-        typer.Option("-o", "--to", help="Where to write (default: OUT_DIR/analysis)."),
+        typer.Option("-o", "--out", help="Where to write (default: OUT_DIR/analysis)."),
     ] = None,
     top: Annotated[int, typer.Option(min=1, help="Rows per top-entities table.")] = 10,
     force: Annotated[
         bool, typer.Option("--force", help="Replace a folder kg analyze did not write.")
     ] = False,
+    to: Annotated[Path | None, typer.Option("--to", hidden=True)] = None,
 ) -> None:
-    """Write an analysis of a build: top entities (papers, PageRank), degree distribution,
-    communities, leaderboards, who outperforms whom, trends per year, curation lists;
-    with PNG plots. The folder is replaced whole; one kg did not write is refused unless
-    --force, and a build's own files never.
+    """Write an analysis of a build: top entities, leaderboards, trends and plots.
+
+    Top entities (papers, PageRank), degree distribution, communities, leaderboards, who
+    outperforms whom, trends per year, curation lists; with PNG plots. The folder is
+    replaced whole; one kg did not write is refused unless --force, and a build's own
+    files never.
 
     Example:
 
         kg analyze out --format html
     """
-    from kg.analytics.report import FORMATS, write_analysis
+    from kg.analytics.report import write_analysis
     from kg.build.outdir import check_output_folder, write_folder
     from kg.exporters.jsonio import read_build_graph
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
-    target = to or Path(out_dir) / "analysis"
-    check_output_folder(target, force=force, tool="kg analyze", option="--to")
+    if to is not None:
+        renamed("--to", "-o/--out")
+    target = out or to or Path(out_dir) / "analysis"
+    check_output_folder(target, force=force, tool="kg analyze", option="-o/--out")
     G = read_build_graph(out_dir)
 
     def write(folder: Path) -> list[Path]:
@@ -50,10 +55,12 @@ def analyze(
 
 def viz(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="HTML file (default: OUT_DIR/graph.html).")
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="HTML file (default: OUT_DIR/graph.html).")
     ] = None,
-    show: Annotated[int, typer.Option(min=1, help="Nodes drawn at first (most papers).")] = 300,
+    initial_nodes: Annotated[
+        int, typer.Option(min=1, help="Nodes drawn at first (those of most papers).")
+    ] = 300,
     max_nodes: Annotated[
         int, typer.Option(min=1, help="Nodes in the page; 'show more' draws up to this many.")
     ] = 5000,
@@ -61,9 +68,13 @@ def viz(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a file kg viz did not write.")
     ] = False,
+    output: Annotated[Path | None, typer.Option("--output", hidden=True)] = None,
+    show: Annotated[int | None, typer.Option("--show", min=1, hidden=True)] = None,
 ) -> None:
-    """Write one self-contained HTML page that draws the graph: colour per type, size by
-    papers, a search box, type filters, and a click shows aliases, papers and evidence.
+    """Write an interactive view of the graph: one self-contained HTML page.
+
+    Colour per type, size by papers, a search box, type filters; a click shows aliases,
+    papers and evidence.
     A file kg viz did not write is not replaced unless --force; a build's own files never.
 
     Example:
@@ -74,8 +85,13 @@ def viz(
     from kg.exporters.jsonio import read_build_graph
     from kg.viz.html import read_sentences, write_html, written_by_viz
 
-    target = output or Path(out_dir) / "graph.html"
-    check_output_file(target, force=force, ours=written_by_viz, option="-o")
+    if output is not None:
+        renamed("--output", "-o/--out")
+    if show is not None:
+        renamed("--show", "--initial-nodes")
+        initial_nodes = show
+    target = out or output or Path(out_dir) / "graph.html"
+    check_output_file(target, force=force, ours=written_by_viz, option="-o/--out")
     G = read_build_graph(out_dir)
     jsonl = Path(out_dir) / "extractions.jsonl"
     sentences = None
@@ -85,7 +101,7 @@ def viz(
     path = write_html(
         G,
         target,
-        show=show,
+        show=initial_nodes,
         max_nodes=max_nodes,
         sentences=sentences,
         title=title,

@@ -11,25 +11,28 @@ from kg.errors import KgError
 from kg.resolve.curation import CurationEntry, append_entry
 from kg.schema import ENTITY_TYPES
 
-from ._help import KgCommand
-from ._output import stdout
+from ._help import KgCommand, KgHelpGroup
+from ._output import renamed, stdout
 
 app = typer.Typer(
-    help="Add fixes to the graph to a curation file, each checked against a build first: "
-    "drop, retype, rename, alias, merge, split. Every kg build --curation FILE (and "
+    help="Add checked fixes to a curation file (drop, retype, rename, alias, merge, split)."
+    "\n\nEach entry is checked against a build first. Every kg build --curation FILE (and "
     "--add-to, kg update, kg load neo4j after them) applies the file.",
     no_args_is_help=True,
+    cls=KgHelpGroup,
 )
 
-DbOption = Annotated[Path, typer.Option("--db", help="The build to check against.")]
+Build = Annotated[Path, typer.Argument(help="The build to check against.")]
 FileOption = Annotated[
     Path | None,
     typer.Option(
-        "--file",
-        help="The curation file (default: the one the build was made with).",
+        "-o",
+        "--out",
+        help="The curation file to add to (default: the one the build was made with).",
         show_default=False,
     ),
 ]
+FileAlias = Annotated[Path | None, typer.Option("--file", hidden=True)]
 TypeOption = Annotated[
     str | None, typer.Option("--type", help="The entity's type, when a name has several.")
 ]
@@ -57,7 +60,10 @@ def _entity(db: Path, what: str, type_: str | None) -> dict:
     return found[0]
 
 
-def _file(db: Path, file: Path | None) -> Path:
+def _file(db: Path, file: Path | None, old: Path | None = None) -> Path:
+    if old is not None:
+        renamed("--file", "-o/--out")
+        file = file or old
     if file is not None:
         return file
     from kg.build.outdir import read_manifest
@@ -65,14 +71,14 @@ def _file(db: Path, file: Path | None) -> Path:
     remembered = ((read_manifest(db) or {}).get("pipeline") or {}).get("curation")
     if not remembered:
         raise KgError(
-            f"the build in {db} was made without a curation file: name one with --file "
+            f"the build in {db} was made without a curation file: name one with -o/--out "
             "(kept beside your inputs; kg build --curation FILE applies it)"
         )
     return Path(remembered)
 
 
-def _add(db: Path, file: Path | None, entry: CurationEntry) -> None:
-    path = _file(db, file)
+def _add(db: Path, file: Path | None, entry: CurationEntry, old: Path | None) -> None:
+    path = _file(db, file, old)
     append_entry(path, entry)
     stdout.print(
         f"added [[{entry.kind}]] {entry.target} to {path}; the next build applies it "
@@ -83,88 +89,123 @@ def _add(db: Path, file: Path | None, entry: CurationEntry) -> None:
 
 
 @app.command("drop", cls=KgCommand)
-def drop(what: What, db: DbOption = Path("kg-out"), file: FileOption = None,
-         type_: TypeOption = None, why: WhyOption = "") -> None:  # fmt: skip
-    """Drop an entity: it is no entity (its mentions, relations and result links go)."""
+def drop(db: Build, what: What, file: FileOption = None, type_: TypeOption = None,
+         why: WhyOption = "", old: FileAlias = None) -> None:  # fmt: skip
+    """Drop an entity: it is no entity (its mentions, relations and result links go).
+
+    Example:
+
+        kg curate drop out "memory usage" -o fixes.toml --why "not measured here"
+    """
     ent = _entity(db, what, type_)
-    _add(db, file, CurationEntry("drop", key=ent["key"], why=why))
+    _add(db, file, CurationEntry("drop", key=ent["key"], why=why), old)
 
 
 @app.command("retype", cls=KgCommand)
 def retype(
+    db: Build,
     what: What,
     to: Annotated[str, typer.Argument(help="Method, Task, Dataset or Metric.")],
-    db: DbOption = Path("kg-out"),
     file: FileOption = None,
     type_: TypeOption = None,
     why: WhyOption = "",
+    old: FileAlias = None,
 ) -> None:
-    """Give an entity another type (its relations that no longer fit go)."""
+    """Give an entity another type (its relations that no longer fit go).
+
+    Example:
+
+        kg curate retype out OCR Task -o fixes.toml
+    """
     if to not in ENTITY_TYPES:
         raise typer.BadParameter(f"the type must be one of {', '.join(ENTITY_TYPES)}")
     ent = _entity(db, what, type_)
     if ent["type"] == to:
         raise KgError(f"{ent['key']} is a {to} already")
-    _add(db, file, CurationEntry("retype", key=ent["key"], to=to, why=why))
+    _add(db, file, CurationEntry("retype", key=ent["key"], to=to, why=why), old)
 
 
 @app.command("rename", cls=KgCommand)
 def rename(
+    db: Build,
     what: What,
     name: Annotated[str, typer.Argument(help="The name to show it by.")],
-    db: DbOption = Path("kg-out"),
     file: FileOption = None,
     type_: TypeOption = None,
     why: WhyOption = "",
+    old: FileAlias = None,
 ) -> None:
-    """Show an entity by another name."""
+    """Show an entity by another name.
+
+    Example:
+
+        kg curate rename out method:large-language-model LLMs -o fixes.toml
+    """
     ent = _entity(db, what, type_)
-    _add(db, file, CurationEntry("rename", key=ent["key"], to=name, why=why))
+    _add(db, file, CurationEntry("rename", key=ent["key"], to=name, why=why), old)
 
 
 @app.command("alias", cls=KgCommand)
 def alias(
+    db: Build,
     what: What,
     names: Annotated[list[str], typer.Argument(help="Names of the same thing.")],
-    db: DbOption = Path("kg-out"),
     file: FileOption = None,
     type_: TypeOption = None,
     why: WhyOption = "",
+    old: FileAlias = None,
 ) -> None:
-    """Make the entities of these names (of the same type) one with this entity."""
+    """Make the entities of these names (of the same type) one with this entity.
+
+    Example:
+
+        kg curate alias out COCO "MS COCO" -o fixes.toml
+    """
     ent = _entity(db, what, type_)
     for name in names:
         _entity(db, name, ent["type"])  # each name must name something of that type
-    _add(db, file, CurationEntry("alias", key=ent["key"], names=tuple(names), why=why))
+    _add(db, file, CurationEntry("alias", key=ent["key"], names=tuple(names), why=why), old)
 
 
 @app.command("merge", cls=KgCommand)
 def merge(
+    db: Build,
     what: What,
     into: Annotated[str, typer.Argument(help="The entity it is (a key, name or alias).")],
-    db: DbOption = Path("kg-out"),
     file: FileOption = None,
     type_: TypeOption = None,
     why: WhyOption = "",
+    old: FileAlias = None,
 ) -> None:
-    """Make an entity one with another (the other keeps its key)."""
+    """Make an entity one with another (the other keeps its key).
+
+    Example:
+
+        kg curate merge out ImageNet-1K ImageNet -o fixes.toml
+    """
     ent = _entity(db, what, type_)
     target = _entity(db, into, None)
     if target["key"] == ent["key"]:
         raise KgError(f"{what!r} and {into!r} are one entity already ({ent['key']})")
-    _add(db, file, CurationEntry("merge", key=ent["key"], into=target["key"], why=why))
+    _add(db, file, CurationEntry("merge", key=ent["key"], into=target["key"], why=why), old)
 
 
 @app.command("split", cls=KgCommand)
 def split(
+    db: Build,
     what: What,
     names: Annotated[list[str], typer.Argument(help="Its names that are another thing.")],
-    db: DbOption = Path("kg-out"),
     file: FileOption = None,
     type_: TypeOption = None,
     why: WhyOption = "",
+    old: FileAlias = None,
 ) -> None:
-    """Take the papers that name an entity so out of it: they are another thing."""
+    """Take the papers that name an entity so out of it: they are another thing.
+
+    Example:
+
+        kg curate split out method:pet PET -o fixes.toml
+    """
     from kg.resolve.keys import normalise_name
 
     ent = _entity(db, what, type_)
@@ -175,4 +216,4 @@ def split(
             f"{ent['key']} has no name {unknown[0]!r} (its names: "
             f"{', '.join([ent['name'], *(ent['aliases'] or [])][:10])})"
         )
-    _add(db, file, CurationEntry("split", key=ent["key"], names=tuple(names), why=why))
+    _add(db, file, CurationEntry("split", key=ent["key"], names=tuple(names), why=why), old)

@@ -9,7 +9,7 @@ import typer
 
 from kg.query import LadybugEngine
 
-from ._output import FORMATS, parse_params, print_rows
+from ._output import OutputFormat, parse_params, print_rows
 
 
 def cypher(
@@ -18,16 +18,16 @@ def cypher(
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    fmt: OutputFormat = "table",
 ) -> None:
-    """Query the embedded store of a build with Cypher (reading only: a query that writes,
-    COPY, LOAD, INSTALL, ATTACH or CALL of anything but the catalogue functions is refused).
+    """Run a Cypher query on a build's embedded store.
+
+    Reading only: a query that writes, COPY, LOAD, INSTALL, ATTACH or CALL of anything
+    but the catalogue functions is refused.
 
     Example:
 
         kg cypher out "MATCH (m:Method)<-[:PROPOSES]-(p:Paper) RETURN m.name LIMIT 5"
     """
-    if fmt not in FORMATS:
-        raise typer.BadParameter("--format must be table, json or csv")
     result = LadybugEngine(out_dir).run(query, parse_params(param or []))
     print_rows(result.columns, result.rows, fmt)

@@ -3,32 +3,38 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from kg.eval import evaluate_files, format_table
 
-from ._output import check_save, print_json, save_json
+from ._output import check_save, print_json, renamed, save_json
 
-SaveOption = Annotated[
-    Path | None, typer.Option("--save", help="Also write the scores as JSON to this file.")
+OutOption = Annotated[
+    Path | None, typer.Option("-o", "--out", help="Also write the scores as JSON to this file.")
 ]
+SaveAlias = Annotated[Path | None, typer.Option("--save", hidden=True)]
 ForceOption = Annotated[
-    bool, typer.Option("--force", help="Let --save replace a file kg did not write.")
+    bool, typer.Option("--force", help="Let --out replace a file kg did not write.")
 ]
+ScoresFormat = Annotated[
+    Literal["table", "json"], typer.Option("--format", help="How to print the scores.")
+]
+JsonAlias = Annotated[bool, typer.Option("--json", hidden=True)]
 
 
 def eval_cmd(
-    gold: Annotated[Path, typer.Argument(help="Gold JSONL (see ../shared/gold/README.md).")],
-    pred: Annotated[
-        Path, typer.Option("--pred", help="extractions.jsonl or a build directory.")
-    ] = Path("kg-out"),
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print JSON instead of a table.")
-    ] = False,
+    build: Annotated[Path, typer.Argument(help="A build directory, or its extractions.jsonl.")],
+    gold: Annotated[
+        Path | None, typer.Argument(help="Gold JSONL (see ../shared/gold/README.md).")
+    ] = None,
+    fmt: ScoresFormat = "table",
     explain: Annotated[
-        bool, typer.Option(help="List false positives and negatives, under the paper each is from.")
+        bool,
+        typer.Option(
+            "--explain", help="List false positives and negatives, under the paper each is from."
+        ),
     ] = False,
     pairs: Annotated[
         Path | None,
@@ -38,26 +44,37 @@ def eval_cmd(
             "b, same, source; benchmarks/head/merge_pairs.tsv): precision and recall.",
         ),
     ] = None,
-    save: SaveOption = None,
+    out: OutOption = None,
     force: ForceOption = False,
+    pred: Annotated[Path | None, typer.Option("--pred", hidden=True)] = None,
+    json_out: JsonAlias = False,
+    save: SaveAlias = None,
 ) -> None:
-    """Score a build against gold: entities (typed, untyped, per type), relations, results;
-    with --pairs, its merges too.
+    """Score a build against gold annotations.
+
+    Entities (typed, untyped, per type), relations and results, paper by paper as
+    ../shared/gold/README.md says; with --pairs, the build's merges too.
 
     Examples:
 
-        kg eval ../shared/gold/dev.jsonl --pred out/extractions.jsonl
+        kg eval out ../shared/gold/dev.jsonl
 
-        kg eval ../shared/gold/dev.jsonl --pred out --pairs benchmarks/head/merge_pairs.tsv
+        kg eval out ../shared/gold/dev.jsonl --pairs benchmarks/head/merge_pairs.tsv -o scores.json
     """
-    check_save(save, force)
-    scores = evaluate_files(gold, pred, explain=explain)
+    if pred is not None:  # the old `kg eval GOLD --pred BUILD`
+        renamed("kg eval GOLD --pred BUILD", "kg eval BUILD GOLD")
+        build, gold = pred, gold or build
+    if gold is None:
+        raise typer.BadParameter("give the gold file after the build: kg eval BUILD GOLD")
+    out, fmt = _old_output(out, save, fmt, json_out)
+    check_save(out, force)
+    scores = evaluate_files(gold, build, explain=explain)
     if pairs is not None:
         from kg.eval.merges import read_pairs, score_merges
 
-        scores["merges"] = score_merges(_build_dir(pred), read_pairs(pairs))
-    save_json(scores, save)
-    if json_out:
+        scores["merges"] = score_merges(_build_dir(build), read_pairs(pairs))
+    save_json(scores, out)
+    if fmt == "json":
         print_json(scores)
         return
     print(format_table(scores))
@@ -81,16 +98,20 @@ def eval_cmd(
 
 def eval_mentions_cmd(
     corpus: Annotated[Path, typer.Argument(help="SciERC JSON lines or SciREX .jsonl(.gz).")],
-    fmt: Annotated[
-        str, typer.Option("--format", help="scierc or scirex (default: from the file name).")
-    ] = "",
+    corpus_format: Annotated[
+        Literal["scierc", "scirex"] | None,
+        typer.Option("--corpus-format", help="The corpus's format (default: from the file name)."),
+    ] = None,
     limit: Annotated[int, typer.Option(min=0, help="Score only the first N documents.")] = 0,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    save: SaveOption = None,
+    fmt: ScoresFormat = "table",
+    out: OutOption = None,
     force: ForceOption = False,
+    json_out: JsonAlias = False,
+    save: SaveAlias = None,
 ) -> None:
-    """Score kg's entity recognizer at mention level on SciERC or SciREX (typed exact span;
-    Material counts as Dataset).
+    """Score the entity recognizer on the mentions of SciERC or SciREX.
+
+    A mention counts when its type and exact span match; Material counts as Dataset.
 
     Example:
 
@@ -101,19 +122,17 @@ def eval_mentions_cmd(
     from kg.eval.mentions import predicted_mentions, read_scierc, read_scirex, score_mentions
     from kg.nlp import load_pipeline
 
-    check_save(save, force)
-    fmt = fmt or ("scirex" if "scirex" in str(corpus).lower() else "scierc")
-    readers = {"scierc": read_scierc, "scirex": read_scirex}
-    if fmt not in readers:
-        raise typer.BadParameter("--format must be scierc or scirex")
-    docs = readers[fmt](corpus)
+    out, fmt = _old_output(out, save, fmt, json_out)
+    check_save(out, force)
+    kind = corpus_format or ("scirex" if "scirex" in str(corpus).lower() else "scierc")
+    docs = {"scierc": read_scierc, "scirex": read_scirex}[kind](corpus)
     if limit:
         docs = islice(docs, limit)
     nlp = load_pipeline()
     nlp.max_length = max(nlp.max_length, 5_000_000)  # SciREX documents are whole papers
     scores = score_mentions(predicted_mentions(nlp, docs, batch_size=4))
-    save_json(scores, save)
-    if json_out:
+    save_json(scores, out)
+    if fmt == "json":
         print_json(scores)
         return
     rows = [("typed", scores["typed"]), ("untyped", scores["untyped"])]
@@ -127,8 +146,19 @@ def eval_mentions_cmd(
     print(f"documents: {scores['documents']}")
 
 
+def _old_output(out: Path | None, save: Path | None, fmt: str, json_out: bool):
+    """``--out`` and ``--format`` given the old ``--save`` and ``--json`` too."""
+    if save is not None:
+        renamed("--save", "-o/--out")
+        out = out or save
+    if json_out:
+        renamed("--json", "--format json")
+        fmt = "json"
+    return out, fmt
+
+
 def _build_dir(pred: Path) -> Path:
-    """The build a --pred names (its folder, or the folder of its extractions.jsonl)."""
+    """The build a BUILD argument names (its folder, or the folder of its extractions.jsonl)."""
     from kg.errors import KgError
     from kg.graph.store import ENTITIES, TABLES
 

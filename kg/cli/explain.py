@@ -3,33 +3,44 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from kg.errors import KgError
 from kg.query.explain import explain
 
-from ._output import print_json, stdout
+from ._output import print_json, renamed, stdout
 
 
 def explain_cmd(
-    what: Annotated[str, typer.Argument(help="An entity key (method:lora), name or alias.")],
-    db: Annotated[Path, typer.Option("--db", help="The build to read.")] = Path("kg-out"),
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    build: Annotated[Path, typer.Argument(help="The build to read.")],
+    what: Annotated[
+        str | None, typer.Argument(help="An entity key (method:lora), name or alias.")
+    ] = None,
+    fmt: Annotated[
+        Literal["text", "json"], typer.Option("--format", help="How to print it.")
+    ] = "text",
+    db: Annotated[Path | None, typer.Option("--db", hidden=True)] = None,
 ) -> None:
-    """Show an entity of a build: its key, type, display name, aliases and support, and each
-    merge that folded another key into it, with its rule (acronym, separators, fuzzy), score
+    """Show an entity of a build and the merges behind it.
+
+    Its key, type, display name, aliases and support, and each merge that folded another
+    key into it, with its rule (acronym, separators, fuzzy), score
     and the papers behind it. Reads the build's tables; writes nothing.
 
     Examples:
 
-        kg explain method:low-rank-adaptation --db out
+        kg explain out method:low-rank-adaptation
 
-        kg explain CLIP --db out --format json
+        kg explain out CLIP --format json
     """
-    if fmt not in ("text", "json"):
-        raise typer.BadParameter("--format must be text or json")
+    if db is not None:  # the old `kg explain WHAT --db BUILD`
+        renamed("kg explain WHAT --db BUILD", "kg explain BUILD WHAT")
+        build, what = db, what or str(build)
+    if what is None:
+        raise typer.BadParameter("give the entity after the build: kg explain BUILD WHAT")
+    db = build
     found = explain(db, what)
     if not found:
         raise KgError(

@@ -13,15 +13,16 @@ from kg.ingest.sources.endpoints import HF_URL, OAI_URL, QUERY_URL
 if TYPE_CHECKING:
     from kg.ingest.sources import FetchSummary, Page, Source
 
-from ._help import KgCommand
+from ._help import KgCommand, KgHelpGroup
 from ._output import stderr, stdout
 
 app = typer.Typer(
-    help="Fetch fresh papers (arXiv, Hugging Face Daily Papers) into JSON Lines for kg build. "
-    "Every source is asked politely (one connection, a delay between requests, Retry-After "
+    help="Fetch fresh papers (arXiv, Hugging Face Daily Papers) into JSON Lines for kg build."
+    "\n\nEvery source is asked politely (one connection, a delay between requests, Retry-After "
     "honoured) and resumably: a fetch that stops is run again with the same arguments and "
     "goes on where it stopped, never writing a paper twice.",
     no_args_is_help=True,
+    cls=KgHelpGroup,
 )
 
 Out = Annotated[
@@ -35,7 +36,9 @@ Delay = Annotated[
 Retries = Annotated[
     int, typer.Option(min=0, help="Tries again after a 503, a timeout or a dropped connection.")
 ]
-Force = Annotated[bool, typer.Option(help="Replace --out if it exists (and holds no fetch state).")]
+Force = Annotated[
+    bool, typer.Option("--force", help="Replace --out if it exists (and holds no fetch state).")
+]
 Contact = Annotated[
     str | None,
     typer.Option(
@@ -143,7 +146,7 @@ def arxiv_cmd(
     force: Force = False,
     contact: Contact = None,
 ) -> None:
-    """Harvest arXiv: by category and date through OAI-PMH, or a search through the API.
+    """Harvest arXiv by category and date (OAI-PMH), or search it (the query API).
 
     Without --query, ListRecords of OAI-PMH (metadataPrefix=arXiv) is paged with its
     resumption tokens: every paper of the categories whose record changed between --from
@@ -191,7 +194,7 @@ def hf_daily_cmd(
     force: Force = False,
     contact: Contact = None,
 ) -> None:
-    """Fetch Hugging Face Daily Papers: arXiv id, title, abstract, authors and upvotes.
+    """Fetch Hugging Face Daily Papers: id, title, abstract, authors and upvotes.
 
     One request per day. Upvotes are kept with each paper (kg build puts them on the
     Paper node, for ranking).

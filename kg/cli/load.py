@@ -9,11 +9,11 @@ import typer
 
 from kg.exporters.neo4j_settings import DEFAULT_BATCH, DEFAULT_PARALLEL
 
-from ._help import KgCommand
+from ._help import KgCommand, KgHelpGroup
 from ._neo4j import neo4j_settings
 from ._output import stderr, stdout
 
-app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=True)
+app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=True, cls=KgHelpGroup)
 
 
 @app.command("neo4j", cls=KgCommand)
@@ -43,12 +43,16 @@ def neo4j_cmd(
     replace: Annotated[
         bool,
         typer.Option(
+            "--replace",
             help="Papers already loaded take exactly this build's extraction: what they no "
-            "longer say is removed (after a model change)."
+            "longer say is removed (after a model change).",
         ),
     ] = False,
     schema_only: Annotated[
-        bool, typer.Option(help="Only create the constraints and indexes (e.g. after an import).")
+        bool,
+        typer.Option(
+            "--schema-only", help="Only create the constraints and indexes (e.g. after an import)."
+        ),
     ] = False,
 ) -> None:
     """Merge a build into Neo4j: constraints first, then nodes and relationships in batches.

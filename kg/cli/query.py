@@ -23,58 +23,66 @@ from kg.query import (
 )
 
 from ._neo4j import neo4j_settings
-from ._output import FORMATS, parse_params, print_rows, print_saved_queries, stderr
+from ._output import OutputFormat, parse_params, print_rows, print_saved_queries, renamed, stderr
+
+DEFAULT_BUILD = Path("kg-out")
 
 
 def query(
-    name: Annotated[str | None, typer.Argument(help="A saved query (see --list).")] = None,
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[BUILD] NAME",
+            help="The build whose embedded store answers (not with --neo4j; default ./kg-out), "
+            "then a saved query (see --list).",
+            show_default=False,
+        ),
+    ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
     ] = None,
     neo4j: Annotated[
         bool, typer.Option("--neo4j", help="Run on Neo4j (NEO4J_URI, NEO4J_USERNAME, ...).")
     ] = False,
-    db: Annotated[
-        Path | None, typer.Option("--db", help="Run on the embedded store of this build.")
-    ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    fmt: OutputFormat = "table",
     show: Annotated[
         bool, typer.Option("--show", help="Print the query's Cypher (no parameters needed).")
     ] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the saved queries.")] = False,
+    db: Annotated[Path | None, typer.Option("--db", hidden=True)] = None,
 ) -> None:
-    """Run a saved Cypher query on Neo4j or on a build's embedded LadybugDB store.
+    """Run a saved Cypher query on a build's embedded LadybugDB store, or on Neo4j.
 
     With --neo4j it runs on the Neo4j server the NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD
-    and NEO4J_DATABASE environment variables name; without --neo4j or --db, on the build in
-    ./kg-out (the default output of `kg build`) if there is one.
+    and NEO4J_DATABASE environment variables name, and takes no build; without a build,
+    on ./kg-out (the default output of `kg build`) if there is one.
 
     Examples:
 
         kg query --list
 
-        kg query leaderboard --db out -p dataset=ImageNet -p metric=accuracy
+        kg query out leaderboard -p dataset=ImageNet -p metric=accuracy
 
-        kg query builds-on --neo4j -p method=Transformer --format json
+        kg query --neo4j builds-on -p method=Transformer --format json
     """
-    if list_ or name is None:
+    args = list(args or [])
+    if db is not None:  # the old `kg query NAME --db BUILD`
+        renamed("kg query NAME --db BUILD", "kg query BUILD NAME")
+        args = [str(db), *args]
+    if list_ or not args:
         print_saved_queries(list_queries())
         return
-    if fmt not in FORMATS:
-        raise typer.BadParameter("--format must be table, json or csv")
-    if neo4j and db:
-        raise typer.BadParameter("give --neo4j or --db, not both")
+    if len(args) > 2:
+        raise typer.BadParameter("give at most a build and a query name: kg query BUILD NAME")
+    *build, name = args
+    if neo4j and build:
+        raise typer.BadParameter("--neo4j takes no build: kg query --neo4j NAME")
     saved = get_query(name)
-    use_neo4j = neo4j
     if show:  # the Cypher alone: no parameters or database needed
-        print(saved.text_for("neo4j" if use_neo4j else "ladybug"))
+        print(saved.text_for("neo4j" if neo4j else "ladybug"))
         return
     params = saved.bind(with_learned_direction(saved, parse_params(param or [], saved.examples())))
-    if not use_neo4j and db is None:
-        if not (Path("kg-out") / "graph.lbdb").exists():
-            raise typer.BadParameter("say where to run it: --db BUILD_DIR, or --neo4j")
-        db = Path("kg-out")
-    if use_neo4j:
+    if neo4j:
         from kg.exporters.neo4j import connect
 
         settings = neo4j_settings()
@@ -85,8 +93,17 @@ def query(
         finally:
             driver.close()
     else:
-        result = _run(LadybugEngine(db), saved, params)
+        result = _run(LadybugEngine(_build_dir(build)), saved, params)
     print_rows(result.columns, result.rows, fmt)
+
+
+def _build_dir(given: list[str]) -> Path:
+    """The build named before the query, else ./kg-out when it is one."""
+    if given:
+        return Path(given[0])
+    if (DEFAULT_BUILD / "graph.lbdb").exists():
+        return DEFAULT_BUILD
+    raise typer.BadParameter("say where to run it: kg query BUILD NAME, or kg query --neo4j NAME")
 
 
 def _run(engine: Engine, saved: SavedQuery, params: dict) -> QueryResult:

@@ -15,34 +15,32 @@ from kg.query.sparql import (
     render_query,
 )
 
-from ._output import FORMATS, parse_params, print_rows, print_saved_queries
+from ._output import OutputFormat, parse_params, print_rows, print_saved_queries, renamed
 from .query import run_explained
 
 DEFAULT_BUILD = Path("kg-out")
 
 
 def sparql(
-    first: Annotated[
-        str | None,
-        typer.Argument(metavar="NAME|OUT", help="A saved query (see --list), or a build."),
-    ] = None,
-    second: Annotated[
-        str | None,
+    args: Annotated[
+        list[str] | None,
         typer.Argument(
-            metavar="OUT|QUERY",
-            help="The build to query (after NAME), or a SPARQL query or .rq file (after OUT).",
+            metavar="[BUILD] NAME|QUERY",
+            help="The build to query (default ./kg-out), then a saved query (see --list), "
+            "a SPARQL query or a .rq file.",
+            show_default=False,
         ),
     ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    fmt: OutputFormat = "table",
     show: Annotated[
         bool,
         typer.Option(
             "--show",
-            help="Print the saved query; with --param, with the values written in as RDF "
-            "terms, for endpoints that take no bindings (Oxigraph server, Fuseki).",
+            help="Print the query (no build needed); with --param, with the values written "
+            "in as RDF terms, for endpoints that take no bindings (Oxigraph server, Fuseki).",
         ),
     ] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the saved SPARQL queries.")] = False,
@@ -57,29 +55,34 @@ def sparql(
 ) -> None:
     """Run SPARQL on a build: a saved query by name, or any query you write.
 
-    The build's Oxigraph store (OUT/graph.oxigraph) answers when it has one; otherwise
-    OUT/graph.ttl is parsed first. Parameters are bound as typed RDF terms (never pasted
-    into the query text). Without OUT, ./kg-out is used if it is a build. Only queries
+    The build's Oxigraph store (BUILD/graph.oxigraph) answers when it has one; otherwise
+    BUILD/graph.ttl is parsed first. Parameters are bound as typed RDF terms (never pasted
+    into the query text). Without BUILD, ./kg-out is used if it is a build. Only queries
     run: SPARQL Update is refused, and a SERVICE clause needs --allow-service.
 
     Examples:
 
         kg sparql --list
 
-        kg sparql leaderboard out -p dataset=ImageNet -p metric=accuracy
+        kg sparql out leaderboard -p dataset=ImageNet -p metric=accuracy
 
         kg sparql out "SELECT ?name WHERE { ?m a kgo:Method ; skos:prefLabel ?name } LIMIT 5"
 
         kg sparql out my-query.rq -p limit=10 --format csv
     """
-    if list_ or first is None:
+    args = list(args or [])
+    if list_ or not args:
         print_saved_queries(list_sparql_queries())
         return
-    if fmt not in FORMATS:
-        raise typer.BadParameter("--format must be table, json or csv")
+    if len(args) > 2:
+        raise typer.BadParameter("give at most a build and a query: kg sparql BUILD NAME|QUERY")
     saved_queries = {q.name: q for q in list_sparql_queries()}  # the files are read once
-    if first in saved_queries:
-        saved = saved_queries[first]
+    if len(args) == 2 and args[0] in saved_queries and not _is_build(Path(args[0])):
+        renamed(f"kg sparql {args[0]} BUILD", f"kg sparql BUILD {args[0]}")
+        args.reverse()
+    *build, what = args
+    if what in saved_queries:
+        saved = saved_queries[what]
         if show and not param:
             print(saved.text, end="")
             return
@@ -89,31 +92,34 @@ def sparql(
         if show:
             print(render_query(saved.text, params), end="")
             return
-        engine = SparqlEngine(_build_dir(second), allow_service=allow_service)
+        engine = SparqlEngine(_build_dir(build), allow_service=allow_service)
         result = run_explained(engine, saved, params, saved.text)
-    elif Path(first).exists():
-        if second is None:
-            raise typer.BadParameter(f"give a SPARQL query (or a .rq file) after {first}")
-        text = _query_text(second)
+    elif any(c in what for c in "{ \n") or what.endswith((".rq", ".sparql")):
+        text = _query_text(what)
         if show:
             print(text)
             return
-        engine = SparqlEngine(Path(first), allow_service=allow_service)
+        engine = SparqlEngine(_build_dir(build), allow_service=allow_service)
         result = engine.run(text, parse_params(param or []))
     else:
         raise KgError(
-            f"{first!r} is neither a saved SPARQL query nor a build directory; "
+            f"{what!r} is neither a saved SPARQL query nor a query or .rq file; "
             f"`kg sparql --list` shows the queries: {', '.join(sorted(saved_queries))}"
         )
     print_rows(result.columns, result.rows, fmt)
 
 
-def _build_dir(given: str | None) -> Path:
-    if given is not None:
-        return Path(given)
-    if (DEFAULT_BUILD / "graph.oxigraph").is_dir() or (DEFAULT_BUILD / "graph.ttl").is_file():
+def _is_build(path: Path) -> bool:
+    return (path / "graph.oxigraph").is_dir() or (path / "graph.ttl").is_file()
+
+
+def _build_dir(given: list[str]) -> Path:
+    """The build named before the query, else ./kg-out when it is one."""
+    if given:
+        return Path(given[0])
+    if _is_build(DEFAULT_BUILD):
         return DEFAULT_BUILD
-    raise typer.BadParameter("say which build to query: kg sparql NAME OUT")
+    raise typer.BadParameter("say which build to query: kg sparql BUILD NAME")
 
 
 def _query_text(given: str) -> str:

@@ -50,7 +50,7 @@ def update(
     contact: Contact = None,
     jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="NLP worker processes.")] = 1,
     neo4j: Annotated[
-        bool, typer.Option(help="Also load the added and changed papers into Neo4j.")
+        bool, typer.Option("--neo4j", help="Also load the added and changed papers into Neo4j.")
     ] = False,
     uri: Annotated[str | None, typer.Option(help="Bolt URI (env NEO4J_URI).")] = None,
     username: Annotated[str | None, typer.Option("--user", help="Neo4j user.")] = None,
@@ -64,15 +64,20 @@ def update(
     ladybug_evidence_max_papers: LadybugEvidenceMax = None,
     ladybug_forward_only_above_mb: LadybugForwardOnlyAbove = None,
 ) -> None:
-    """Fetch what is new since the last update, extract only new or changed papers, and
-    rewrite the build's exports (and, with --neo4j, load the change into Neo4j).
+    """Fetch what is new since the last update and add it to a build.
+
+    Only new or changed papers are extracted; the build's exports are written again (and,
+    with --neo4j, the change is loaded into Neo4j).
 
     The fetched files are kept in OUT.updates/; the build's kg-build.json lists every
-    update. Running it again at once changes nothing. A cron line for a daily update:
+    update. Running it again at once changes nothing. The first update of a build needs
+    --from.
 
-        15 6 * * *  cd ~/graphs && kg update ml --category cs.CL --category cs.LG --neo4j
+    Examples:
 
-    The first update of a build needs --from.
+        kg update ml --category cs.CL --category cs.LG --from 2026-12-01
+
+        15 6 * * *  cd ~/graphs && kg update ml --category cs.CL --neo4j    (a crontab line)
     """
     from kg.build.update import update as run_update
     from kg.ingest.sources import ArxivOai, HfDaily, PoliteClient, Politeness, user_agent
