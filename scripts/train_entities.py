@@ -1,4 +1,4 @@
-"""Train the entity candidate classifier (kg/nlp/data/entity_classifier.json).
+"""Train the entity candidate classifier (kg/nlp/data/entity_classifier.msgpack).
 
 Usage: python scripts/train_entities.py [--gold FILE ...] [--abstracts FILE]
 
@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=6, help="models averaged")
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once")
-    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.json")
+    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.msgpack")
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument(
         "--report", type=Path, help="write the gold entities no candidate matched here (JSON)"

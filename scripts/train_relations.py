@@ -1,4 +1,4 @@
-"""Train the relation classifier (kg/nlp/data/relation_classifier.json).
+"""Train the relation classifier (kg/nlp/data/relation_classifier.msgpack).
 
 Usage: python scripts/train_relations.py [--gold FILE ...] [--abstracts FILE] [--folds 4]
 
@@ -176,7 +176,9 @@ def main() -> None:
     parser.add_argument("--entity-epochs", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=3, help="models averaged")
-    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/relation_classifier.json")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "kg/nlp/data/relation_classifier.msgpack"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--examples", type=Path, help="reuse (or write) the pair examples here")
     parser.add_argument("--save", type=Path, help="write the cross-validated scores as JSON")

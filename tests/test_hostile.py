@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from kg.cli import app
 from kg.errors import KgError
+from tests.build.test_build_safety import _tree as _digests
 from tests.conftest import shared_path
-from tests.test_build_safety import _tree as _digests
 
 runner = CliRunner()
 

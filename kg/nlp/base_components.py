@@ -277,9 +277,12 @@ def _with_index_sets(lookups: Lookups) -> Lookups:
 
 
 class MatmulOps(NumpyOps):
-    """thinc's CPU ops with ``gemm`` done by ``numpy.matmul`` (numpy's OpenBLAS), which runs
-    the base pipeline's layer sizes about three times faster than thinc's bundled BLIS
-    here; no tag, parse or lemma changed on 3,000 corpus abstracts."""
+    """thinc's CPU ops with ``gemm`` done by ``numpy.matmul`` (numpy's OpenBLAS).
+
+    Kept beside thinc's own :class:`NumpyOps` for speed, measured: tok2vec, tagger and
+    parser ran 400 corpus abstracts at 50.8 abstracts/s against 39.3 and 43.0 with
+    NumpyOps (2 cores, December 2026), with the same tags and heads; no tag, parse or
+    lemma changed on 3,000 corpus abstracts."""
 
     name = "kg_matmul"
 

@@ -213,5 +213,5 @@ def make_entity_recognizer(
 @registry.misc("kg.entity_classifier.v1")
 def load_entity_classifier(path: str = "") -> AveragedPerceptron | None:
     """Load the candidate classifier (default: the shipped one; ``"none"``: rules only)."""
-    file = trained_file(path, "entity_classifier.json", "entity classifier")
+    file = trained_file(path, "entity_classifier.msgpack", "entity classifier")
     return AveragedPerceptron.from_disk(file) if file else None

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["AveragedPerceptron"]
+__all__ = ["AveragedPerceptron", "WEIGHT_SCALE"]
+
+WEIGHT_SCALE = 10_000
+"""Model files hold weights as integers in units of 1/WEIGHT_SCALE (4 decimals)."""
 
 
 class AveragedPerceptron:
@@ -162,18 +165,63 @@ class AveragedPerceptron:
         }
         return cls(classes, {f: d for f, d in rounded.items() if d})
 
-    def to_disk(self, path: str | Path) -> None:
-        """Write the classes, weights and :attr:`meta` as JSON."""
-        data = {"classes": self.classes, "weights": self.weights}
+    def to_bytes(self) -> bytes:
+        """The classes, weights and :attr:`meta` in MessagePack: the features' names, and
+        their weights as one matrix of int32 in units of 1e-4 (a row per feature, a
+        column per class; trained weights are kept to 4 decimals, so this is exact).
+
+        Examples
+        --------
+        >>> model = AveragedPerceptron(["O", "A"], {"x": {"A": 2.5}, "y": {"O": -1.0}})
+        >>> AveragedPerceptron.from_bytes(model.to_bytes()).weights == model.weights
+        True
+        """
+        import srsly
+
+        features = sorted(self.weights)
+        column = {c: i for i, c in enumerate(self.classes)}
+        matrix = np.zeros((len(features), len(self.classes)), dtype=np.int64)
+        for row, feat in enumerate(features):
+            for c, w in self.weights[feat].items():
+                matrix[row, column[c]] = round(w * WEIGHT_SCALE)
+        if matrix.size and np.abs(matrix).max() >= 2**31:
+            raise ValueError("a weight is too large for the model file (|w| < 200,000)")
+        data = {
+            "classes": self.classes,
+            "features": features,
+            "scale": WEIGHT_SCALE,
+            "weights": matrix.astype(np.int32),
+        }
         if self.meta:
             data["meta"] = self.meta
-        Path(path).write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        return srsly.msgpack_dumps(data)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> AveragedPerceptron:
+        """Read a model :meth:`to_bytes` wrote (zero weights are left out, as trained)."""
+        import srsly
+
+        msg = srsly.msgpack_loads(data)
+        classes, scale = list(msg["classes"]), msg["scale"]
+        weights = {
+            feat: {c: q / scale for c, q in zip(classes, row.tolist(), strict=True) if q}
+            for feat, row in zip(msg["features"], msg["weights"], strict=True)
+        }
+        return cls(classes, weights, msg.get("meta"))
+
+    def to_disk(self, path: str | Path) -> None:
+        """Write :meth:`to_bytes` to ``path``."""
+        Path(path).write_bytes(self.to_bytes())
 
     @classmethod
     def from_disk(cls, path: str | Path) -> AveragedPerceptron:
-        """Read a model written by :meth:`to_disk`."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(data["classes"], data["weights"], data.get("meta"))
+        """Read a model written by :meth:`to_disk` (or, until the next release, the JSON
+        that kg 0.x wrote)."""
+        data = Path(path).read_bytes()
+        if data[:1] == b"{":
+            old = json.loads(data)
+            return cls(old["classes"], old["weights"], old.get("meta"))
+        return cls.from_bytes(data)
 
 
 def _trained_weights(

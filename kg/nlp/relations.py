@@ -334,8 +334,8 @@ def make_relation_extractor(
 @registry.misc("kg.relation_classifier.v1")
 def load_relation_classifier(path: str = "") -> AveragedPerceptron | None:
     """Load the entity-pair classifier (default: the shipped one; ``"none"``: rules only)."""
-    file = trained_file(path, "relation_classifier.json", "relation classifier")
+    file = trained_file(path, "relation_classifier.msgpack", "relation classifier")
     if file is None and path != "none":  # kg ships one: its absence is a broken install
-        shipped = nlp_data_dir() / "relation_classifier.json"
+        shipped = nlp_data_dir() / "relation_classifier.msgpack"
         raise FileNotFoundError(f"relation classifier {shipped} not found")
     return AveragedPerceptron.from_disk(file) if file else None

@@ -11,7 +11,10 @@ from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
+from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.proposals import proposed_method
+from kg.nlp.result_linking import Mention, NumberRow, link_metric
+from kg.resources import trained_file
 
 __all__ = [
     "DOWN_WORDS",
@@ -127,10 +130,19 @@ class ResultsExtractor(KgComponent):
     "down" as the words around it say, see :func:`change_cue`), and provenance.
     """
 
-    def __init__(self, nlp: Language, name: str, *, max_gap: int = 8, number_parser=parse_number):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        max_gap: int = 8,
+        number_parser=parse_number,
+        metric_linker: AveragedPerceptron | None = None,
+    ):
         self.name = name
         self.max_gap = max_gap
         self.number_parser = number_parser
+        self.metric_linker = metric_linker
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
@@ -138,8 +150,15 @@ class ResultsExtractor(KgComponent):
         own = _own_names(doc, mentions, main)
         results = doc_data(doc, "kg_results")
         text = doc.text  # joined from the tokens on each access, so read once
+        by_sentence = []
+        metrics = []
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
+            metrics += [
+                Mention(m.text, m.start_char, m.end_char, sent_index)
+                for m in in_sent
+                if m.label_ == "Metric"
+            ]
             rows = []
             for start, end, sign, number, unit in find_numbers(sent.text):
                 row = self._result(
@@ -150,7 +169,28 @@ class ResultsExtractor(KgComponent):
                     cue = change_cue(sent.text[:start], sent.text[end:])
                     row["change"] = cue if row["delta"] else None
                     rows.append(row)
+            by_sentence.append(rows)
+        if self.metric_linker is not None:
+            self._link_metrics([r for rows in by_sentence for r in rows], metrics, text)
+        for rows in by_sentence:
             results.extend(_ranges_shared(rows, text))
+
+    def _link_metrics(self, rows: list[dict], metrics: list[Mention], text: str) -> None:
+        """Let the trained linker choose each number's metric among the paper's Metric
+        mentions (a metric the rules read from words, "3x faster", stays when it
+        chooses none)."""
+        numbers = [
+            NumberRow(r["start"], r["end"], r["sentence"], r["unit"], r["delta"], r["metric"])
+            for r in rows
+        ]
+        for row, number in zip(rows, numbers, strict=True):
+            chosen, _ = link_metric(self.metric_linker, number, metrics, text, numbers)
+            if chosen is not None:
+                row["metric"], row["metric_span"] = chosen.text, [chosen.start, chosen.end]
+                row["rule"] = f"{self.name}.linker"
+            elif row["metric_span"] is not None:
+                row["metric"], row["metric_span"] = None, None
+                row["rule"] = f"{self.name}.linker"
 
     def _result(
         self,
@@ -315,14 +355,29 @@ def _nearest(spans: list[Span], char: int) -> Span | None:
     return min(spans, key=lambda s: abs(s.start_char - char)) if spans else None
 
 
+@registry.misc("kg.metric_linker.v1")
+def load_metric_linker(path: str = "none") -> AveragedPerceptron | None:
+    """Load a metric linker ``scripts/train_result_linking.py`` trained (``"none"``, the
+    default: the rules choose; kg ships no linker, see docs/quality.md)."""
+    file = trained_file(path, "metric_linker.msgpack", "metric linker")
+    return AveragedPerceptron.from_disk(file) if file else None
+
+
 @Language.factory(
     "kg_results",
     assigns=["doc._.kg_results"],
     requires=["doc.spans", "doc._.kg_proposed"],
-    default_config={"max_gap": 8, "number_parser": {"@misc": "kg.parse_number.v1"}},
+    default_config={
+        "max_gap": 8,
+        "number_parser": {"@misc": "kg.parse_number.v1"},
+        "metric_linker": {"@misc": "kg.metric_linker.v1", "path": "none"},
+    },
 )
 def make_results_extractor(
-    nlp: Language, name: str, max_gap: int, number_parser
+    nlp: Language, name: str, max_gap: int, number_parser, metric_linker
 ) -> ResultsExtractor:
-    """Build the results extractor."""
-    return ResultsExtractor(nlp, name, max_gap=max_gap, number_parser=number_parser)
+    """Build the results extractor (``metric_linker``: the trained choice of each
+    number's metric, None for the rules alone)."""
+    return ResultsExtractor(
+        nlp, name, max_gap=max_gap, number_parser=number_parser, metric_linker=metric_linker
+    )

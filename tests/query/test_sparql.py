@@ -24,7 +24,7 @@ from kg.query.sparql import (
     run_saved_sparql,
 )
 from tests.conftest import EXAMPLES
-from tests.test_queries import _example_params
+from tests.query.test_queries import _example_params
 
 runner = CliRunner()
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from kg.nlp.perceptron import AveragedPerceptron
 from tests.conftest import ROOT, shared_path
 
 PROJECT = ROOT / "training"
@@ -89,10 +90,10 @@ def test_learn_acronyms_reads_definitions_with_parts_in_either_order():
 
 
 def test_shipped_classifier_is_what_train_builds(tmp_path):
-    out = tmp_path / "entity_classifier.json"
+    out = tmp_path / "entity_classifier.msgpack"
     said = _run("scripts/train_entities.py", *_training_inputs(silver=True), "--out", str(out))
     assert "1340 abstracts" in said
-    assert out.read_bytes() == (DATA / "entity_classifier.json").read_bytes()
+    assert out.read_bytes() == (DATA / "entity_classifier.msgpack").read_bytes()
 
 
 def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
@@ -144,6 +145,32 @@ def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
     assert 0 < scores["mean"]["entities_f1"] < 1
 
 
+def test_metric_linker_trains_on_held_out_predictions(tmp_path):
+    """cross_validate.py --predictions writes each paper as models that never saw it
+    extract it; train_result_linking.py learns the metric of each number from them and
+    writes a model the pipeline loads."""
+    from kg.nlp import load_pipeline
+
+    predictions = tmp_path / "held_out.jsonl"
+    _run(
+        "scripts/cross_validate.py", *_training_inputs(), "--limit", "16",
+        "--folds", "2", "--assignments", "1", "--epochs", "2", "--seeds", "1",
+        "--predictions", str(predictions),
+    )  # fmt: skip
+    assert len(predictions.read_text().splitlines()) == 16
+    model = tmp_path / "metric_linker.msgpack"
+    said = _run(
+        "scripts/train_result_linking.py", "--predictions", str(predictions),
+        "--gold", str(shared_path("gold", "train.jsonl")), "--folds", "2", "--c", "1",
+        "--out", str(model),
+    )  # fmt: skip
+    assert "16 papers" in said and "rules: metric right for" in said
+    linker = AveragedPerceptron.from_disk(model)
+    assert linker.classes == ["no", "yes"] and linker.meta["rows"] > 0
+    nlp = load_pipeline(overrides={"components.kg_results.metric_linker.path": str(model)})
+    assert nlp.get_pipe("kg_results").metric_linker.weights == linker.weights
+
+
 def test_cross_validation_names_a_setting_the_config_lacks():
     proc = _call(
         "scripts/cross_validate.py", *_training_inputs(), "--limit", "2",
@@ -176,8 +203,27 @@ def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads
     assert all(r["rule"] == "kg_relations.classifier" and 0 < r["confidence"] < 1 for r in rels)
 
 
+def test_shipped_models_are_described_by_meta_json():
+    """kg/nlp/data/meta.json (spaCy's package meta) names every shipped file with its size
+    and digest, where it comes from and its licence, and the pipeline's scores; a model
+    retrained without `scripts/write_meta.py` fails here."""
+    import hashlib
+
+    meta = json.loads((DATA / "meta.json").read_text(encoding="utf-8"))
+    files = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name != "meta.json")
+    assert sorted(meta["files"]) == files
+    for name, record in meta["files"].items():
+        data = (DATA / name).read_bytes()
+        assert record["bytes"] == len(data), name
+        assert record["sha256"] == hashlib.sha256(data).hexdigest(), name
+        assert record["what"] and record["made_by"] and record["licence"], name
+    for measured in ("silver_test", "dev", "cross_validation"):
+        assert 0.3 < meta["performance"][measured]["entities_f1"] < 1, measured
+    assert (DATA / "entity_classifier.msgpack").read_bytes()[:1] != b"{"  # binary, not JSON
+
+
 def test_shipped_relation_classifier_carries_its_cross_validated_settings():
-    meta = json.loads((DATA / "relation_classifier.json").read_text())["meta"]
+    meta = AveragedPerceptron.from_disk(DATA / "relation_classifier.msgpack").meta
     assert meta["calibration"][0] > 0 and meta["bias"] <= 0
 
 
@@ -212,7 +258,7 @@ def test_shipped_classifier_reads_the_shipped_clusters():
     clusters = load_word_clusters()
     assert clusters is not None and len(clusters) > 10_000
     assert {len(ids) for ids in clusters.values()} == {3}
-    weights = json.loads((DATA / "entity_classifier.json").read_text())["weights"]
+    weights = AveragedPerceptron.from_disk(DATA / "entity_classifier.msgpack").weights
     assert any(feat.startswith("c_head=1024:") for feat in weights)
 
 

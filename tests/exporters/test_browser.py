@@ -13,7 +13,7 @@ from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j import load_neo4j
 from kg.query import Neo4jEngine, get_query, run_saved
 from tests.conftest import ROOT
-from tests.test_queries import _example_paper
+from tests.query.test_queries import _example_paper
 
 BROWSER_DIR = ROOT / "tests" / "browser"
 ARTIFACTS = ROOT / "test-artifacts"

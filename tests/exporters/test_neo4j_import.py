@@ -11,8 +11,8 @@ from kg.exporters.neo4j import Neo4jSettings, apply_schema, connect, database_co
 from kg.exporters.neo4j_csv import write_neo4j_csv
 from kg.query import Neo4jEngine, list_queries, run_saved
 from tests.conftest import TEST_PASSWORD, local_neo4j_env, neo4j_local
-from tests.test_neo4j import _snapshot, nasty_graph
-from tests.test_queries import _example_params
+from tests.exporters.test_neo4j import _snapshot, nasty_graph
+from tests.query.test_queries import _example_params
 
 
 @pytest.fixture()

@@ -11,8 +11,8 @@ from kg import load_graph
 from kg.graph.model import ENTITY_LABELS
 from kg.viz import viz_data
 from tests.conftest import shared_path
-from tests.test_browser import ARTIFACTS, BROWSER_DIR, CHROMIUM, _require_tools
-from tests.test_neo4j import NASTY, nasty_graph
+from tests.exporters.test_browser import ARTIFACTS, BROWSER_DIR, CHROMIUM, _require_tools
+from tests.exporters.test_neo4j import NASTY, nasty_graph
 
 
 def test_viz_data_keeps_the_best_supported_nodes_and_their_evidence(example_build):

@@ -43,6 +43,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.word_clusters.v1",
         "kg.entity_classifier.v1",
         "kg.relation_classifier.v1",
+        "kg.metric_linker.v1",
         "kg.parse_number.v1",
         "kg.phrase_stats.v1",
         "kg.entity_calibration.v1",
@@ -718,3 +719,48 @@ def test_pipeline_mentions_take_their_calibrated_confidence(tmp_path):
     info, raw_info = doc._.kg_mention_info, before._.kg_mention_info
     assert doc.spans["kg_entities"] and {m["confidence"] for m in info.values()} == {0.42}
     assert {m["confidence"] for m in raw_info.values()} != {0.42}
+
+
+def test_a_failing_kg_component_goes_to_the_error_handler(nlp):
+    """kg's components are spaCy Pipes: nlp.pipe hands a failing document to the handler
+    set on the component (spaCy's default raises), naming the component."""
+    from kg.nlp.component import KgComponent
+
+    class Failing(KgComponent):
+        def __init__(self, name):
+            self.name = name
+
+        def process(self, doc):
+            raise ValueError(f"cannot read {doc.text!r}")
+
+    failing = Failing("kg_failing")
+    with pytest.raises(ValueError, match="cannot read"):
+        list(failing.pipe([nlp.make_doc("x")]))
+    seen = []
+    failing.set_error_handler(lambda name, proc, docs, exc: seen.append((name, str(exc))))
+    assert list(failing.pipe([nlp.make_doc("a b")])) == []
+    assert seen == [("kg_failing", "cannot read 'a b'")]
+
+
+def test_metric_linker_scores_each_metric_of_the_paper_and_no_metric():
+    """The linker's candidates are the paper's Metric names (the mention nearest the number,
+    its own sentence first) and "no metric"; a linear model picks the best scored."""
+    from kg.nlp.perceptron import AveragedPerceptron
+    from kg.nlp.result_linking import Mention, NumberRow, link_metric, metric_choices
+
+    text = "Recall is what we track. Our model reaches 91.2% recall, and lowers latency."
+    at = text.index("91.2")
+    number = NumberRow(at, at + 5, 1, "%", False, None)
+    mentions = [
+        Mention("Recall", 0, 6, 0),
+        Mention("recall", text.index("recall,"), text.index("recall,") + 6, 1),
+        Mention("latency", text.index("latency"), text.index("latency") + 7, 1),
+    ]
+    choices = metric_choices(number, mentions)
+    assert sorted(choices) == ["latency", "recall"]
+    assert choices["recall"].sentence == 1  # the mention in the number's sentence
+    near = AveragedPerceptron(["no", "yes"], {"adjacent|after": {"yes": 2.0}, "null": {"yes": 1}})
+    chosen, p = link_metric(near, number, mentions, text)
+    assert chosen.text == "recall" and 0.5 < p < 1
+    none = AveragedPerceptron(["no", "yes"], {"null": {"yes": 3.0}})
+    assert link_metric(none, number, mentions, text)[0] is None

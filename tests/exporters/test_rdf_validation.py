@@ -155,7 +155,7 @@ def test_saved_sparql_queries_give_the_same_rows_in_jena(sample_build, jena, tmp
     from concurrent.futures import ThreadPoolExecutor
 
     from kg.query.sparql import SparqlEngine, list_sparql_queries, render_query
-    from tests.test_queries import _example_params
+    from tests.query.test_queries import _example_params
 
     engine, params = SparqlEngine(sample_build), _example_params(True)
 
