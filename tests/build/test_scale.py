@@ -16,8 +16,9 @@ import pytest
 
 from kg.build import build
 from kg.exporters.jsonio import read_build_graph, read_graph_json
+from tests.conftest import ROOT, shared_path
 
-from .conftest import ROOT, shared_path
+pytestmark = pytest.mark.slow  # builds hundreds of abstracts per module
 
 N_PAPERS = 240
 
@@ -181,8 +182,7 @@ def test_scale_cli_add_to_resume_and_scheduler_options(tmp_path):
     from typer.testing import CliRunner
 
     from kg.cli import app
-
-    from .conftest import EXAMPLES
+    from tests.conftest import EXAMPLES
 
     runner = CliRunner()
     out = tmp_path / "out"

@@ -367,6 +367,7 @@ def _relations(out):
     return [r for line in lines for r in json.loads(line)["relations"]]
 
 
+@pytest.mark.slow
 def test_build_min_confidence_leaves_out_less_likely_relations(tmp_path):
     corpus = shared_path("gold", "silver", "test_abstracts.jsonl")
     runs = {}

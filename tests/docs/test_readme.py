@@ -136,6 +136,7 @@ def _needs(body: str) -> str | None:
 BLOCKS = readme_blocks()[1:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("where", "body", "note"), BLOCKS, ids=[b[0] for b in BLOCKS])
 def test_readme_block_runs(workdir, where, body, note):
     if note is not None:

@@ -11,6 +11,8 @@ import pytest
 from kg.eval import evaluate_files
 from tests.conftest import shared_path
 
+pytestmark = pytest.mark.slow  # builds hundreds of abstracts per module
+
 
 @pytest.fixture(scope="module")
 def dev_scores(sample_build):

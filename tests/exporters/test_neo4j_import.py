@@ -39,6 +39,7 @@ def _import(graph, env, tmp_path):
     neo4j_local("start", env)
 
 
+@pytest.mark.slow
 def test_csv_import_equals_the_loader(example_build, empty_neo4j, imported_server, tmp_path):
     env, settings = imported_server
     G = read_build_graph(example_build[0])
@@ -67,6 +68,7 @@ def test_csv_import_equals_the_loader(example_build, empty_neo4j, imported_serve
         driver.close()
 
 
+@pytest.mark.slow
 def test_csv_import_keeps_nasty_names(empty_neo4j, imported_server, tmp_path):
     env, settings = imported_server
     G = nasty_graph()

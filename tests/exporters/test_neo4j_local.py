@@ -17,6 +17,7 @@ def _run(env: dict[str, str], command: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_neo4j_local_changed_password_is_refused_or_applied(tmp_path):
     if shutil.which("java") is None or shutil.which("mvn") is None:
         if os.environ.get("KG_REQUIRE_NEO4J"):

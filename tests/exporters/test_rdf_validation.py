@@ -110,6 +110,7 @@ def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
     assert ok, text
 
 
+@pytest.mark.slow
 def test_2000_abstract_turtle_passes_riot_and_jena_shacl(build_2k, jena):
     path = build_2k / "graph.ttl"
     assert_riot_clean(jena, path)
@@ -148,6 +149,7 @@ def _cells(row) -> tuple[str, ...]:
     return tuple(cell(v) for v in row)
 
 
+@pytest.mark.slow
 def test_saved_sparql_queries_give_the_same_rows_in_jena(sample_build, jena, tmp_path):
     """Each saved query, as `kg sparql --show` writes it for an endpoint, runs unchanged in
     Jena's ARQ (the engine and syntax of Fuseki) on graph.ttl and gives kg's rows."""

@@ -65,6 +65,7 @@ def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
         assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_shipped_acronym_table_is_what_learn_acronyms_builds(tmp_path):
     abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
     out = tmp_path / "acronyms.tsv"
@@ -89,6 +90,7 @@ def test_learn_acronyms_reads_definitions_with_parts_in_either_order():
     ]
 
 
+@pytest.mark.slow
 def test_shipped_classifier_is_what_train_builds(tmp_path):
     out = tmp_path / "entity_classifier.msgpack"
     said = _run("scripts/train_entities.py", *_training_inputs(silver=True), "--out", str(out))
@@ -145,6 +147,7 @@ def test_cross_validation_smoke_run_scores_every_held_out_paper(tmp_path):
     assert 0 < scores["mean"]["entities_f1"] < 1
 
 
+@pytest.mark.slow
 def test_metric_linker_trains_on_held_out_predictions(tmp_path):
     """cross_validate.py --predictions writes each paper as models that never saw it
     extract it; train_result_linking.py learns the metric of each number from them and

@@ -411,6 +411,7 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path)
     assert all(evidence is None for *_, evidence in rows)
 
 
+@pytest.mark.slow
 def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     sample_build, tmp_path, monkeypatch
 ):

@@ -147,6 +147,7 @@ def build_2000(tmp_path_factory):
     return work / "out"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["example", "sample", "2000"])
 def test_viz_first_view_is_readable(which, request):
     """Before any click: the 30 best-supported nodes are drawn with labels of at least
