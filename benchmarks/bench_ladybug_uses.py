@@ -120,10 +120,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kg-bench-ladybug-") as tmp:
         source = SyntheticUses(args.methods, args.uses)
         try:
-            counts = ladybug.write_database(
+            written = ladybug.write_database(
                 source, Path(tmp) / "graph.lbdb", forward_only_above=above
             )
-            print(counts)
+            print(written.counts, *written.notes)
         finally:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{time.perf_counter() - t0:.1f} s, peak {peak:.0f} MB")

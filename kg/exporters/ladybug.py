@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import errno
 import json
 import os
 import re
 import sys
 import tempfile
-import zlib
 from collections import defaultdict
-from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ import networkx as nx
 from kg.errors import ExportError
 from kg.graph.model import EDGE_ENDS, NODE_LABELS, NODE_PROPERTIES, edge_properties, label_of_key
 from kg.graph.store import GraphSource, graph_source
+from kg.util.buckets import CsvBuckets, bucket_of
 from kg.util.tables import batched
 
 __all__ = [
@@ -181,61 +180,6 @@ def _cell(value: Any, kind: str) -> Any:
     return value
 
 
-def _bucket(key: str, buckets: int) -> int:
-    return zlib.crc32(key.encode("utf-8")) % buckets
-
-
-class _Buckets:
-    """CSV files of rows grouped by (bucket, part), written as rows stream in: rows wait in
-    memory, at most :data:`_MEMORY_ROWS` in all, and are then appended to their files, so
-    the number of buckets does not bound how many files may be open."""
-
-    def __init__(self, directory: Path, stem: str, header: list[str]) -> None:
-        self.directory, self.stem, self.header = directory, stem, header
-        self._pending: dict[tuple[int, Any], list[list[Any]]] = defaultdict(list)
-        self._files: dict[tuple[int, Any], Path] = {}
-        self._rows: dict[tuple[int, Any], int] = defaultdict(int)
-        self._held = 0
-
-    def add(self, bucket: int, part: Any, row: list[Any]) -> None:
-        self._pending[(bucket, part)].append(row)
-        self._held += 1
-        if self._held >= _MEMORY_ROWS:
-            self._write()
-
-    def _write(self) -> None:
-        for where, rows in self._pending.items():
-            file = self._files.get(where)
-            new = file is None
-            if new:
-                file = self._files[where] = self.directory / f"{self.stem}.{len(self._files)}.csv"
-            with open(file, "a", encoding="utf-8", newline="") as fh:
-                writer = csv.writer(fh)
-                if new:
-                    writer.writerow(self.header)
-                writer.writerows(rows)
-            self._rows[where] += len(rows)
-        self._pending.clear()
-        self._held = 0
-
-    def sizes(self) -> dict[Any, int]:
-        """Return the bytes written so far per part (all buckets together)."""
-        self._write()
-        out: dict[Any, int] = defaultdict(int)
-        for (_, part), file in self._files.items():
-            out[part] += file.stat().st_size
-        return dict(out)
-
-    def files(self) -> Iterator[tuple[Any, Path, int]]:
-        """Yield ``(part, file, rows)`` bucket by bucket (parts in the order first seen),
-        then forget them; the caller copies and may delete each file."""
-        self._write()
-        for where, file in sorted(self._files.items(), key=lambda item: item[0][0]):
-            yield where[1], file, self._rows[where]
-        self._files.clear()
-        self._rows.clear()
-
-
 def write_database(
     G: nx.MultiDiGraph | GraphSource,
     path: str | Path,
@@ -245,17 +189,17 @@ def write_database(
     evidence_max_papers: int | None = None,
     pool: int | None = None,
     pool_max: int | None = None,
-    notes: list[str] | None = None,
-) -> dict[str, int]:
+) -> LadybugWrite:
     """Create a LadybugDB database at ``path`` holding ``G`` (a graph or a build's tables,
     streamed one label and one relationship type at a time and copied in buckets of about
-    :data:`BUCKET_NODES` nodes); return rows loaded per table. A relationship table whose
+    :data:`BUCKET_NODES` nodes); return the rows loaded per table and the notes the writing
+    left (see :class:`LadybugWrite`). A relationship table whose
     rows weigh more than ``forward_only_above`` bytes for one pair of labels (default
     :data:`FORWARD_ONLY_ABOVE`) is stored forward only; with more papers than
     ``text_max_papers`` (default :data:`TEXT_MAX_PAPERS`) their texts are left out, and
     with more than ``evidence_max_papers`` the relationships' evidence. The write buffer
     pool starts at ``pool`` bytes (:data:`WRITE_BUFFER_POOL`) and may grow to ``pool_max``
-    (:data:`WRITE_BUFFER_POOL_MAX`); when it had to, ``notes`` is told. Each limit left
+    (:data:`WRITE_BUFFER_POOL_MAX`); when it had to, a note says so. Each limit left
     None takes the module's default."""
     source = graph_source(G)
     pool = WRITE_BUFFER_POOL if pool is None else pool
@@ -286,9 +230,16 @@ def write_database(
                 )
     finally:
         conn.close()
-        if notes is not None:
-            notes += conn.grown
-    return counts
+    return LadybugWrite(counts, list(conn.grown))
+
+
+@dataclass(frozen=True)
+class LadybugWrite:
+    """What :func:`write_database` wrote: rows per table, and notes for the build's
+    summary (the buffer pool had to grow)."""
+
+    counts: dict[str, int]
+    notes: list[str]
 
 
 class _Writer:
@@ -379,7 +330,7 @@ def _copy_nodes(
     props = {k: t for k, t in NODE_PROPERTIES[label].items() if k not in left_out}
     scalar = [k for k, t in props.items() if not t.endswith("[]")]
     lists = [k for k, t in props.items() if t.endswith("[]")]
-    rows = _Buckets(tmpdir, label, scalar)
+    rows = CsvBuckets(tmpdir, label, scalar, memory_rows=_MEMORY_ROWS)
     n = 0
     with ExitStack() as stack:
         list_files = {}
@@ -388,7 +339,7 @@ def _copy_nodes(
                 open(tmpdir / f"{label}.{key}.jsonl", "w", encoding="utf-8")
             )
         for _, data in source.nodes(label):
-            rows.add(_bucket(data["key"], buckets), None,
+            rows.add(bucket_of(data["key"], buckets), None,
                      [_cell(data.get(k), props[k]) for k in scalar])  # fmt: skip
             for key, lf in list_files.items():
                 if data.get(key):
@@ -421,7 +372,7 @@ def _copy_edges(
     more than ``forward_only_above`` bytes) and copy its relationships in (their
     ``evidence`` null unless ``evidence``)."""
     props = list(edge_properties(rtype))
-    rows = _Buckets(tmpdir, rtype, ["from", "to", *props])
+    rows = CsvBuckets(tmpdir, rtype, ["from", "to", *props], memory_rows=_MEMORY_ROWS)
     n_pair: dict[tuple[str, str], int] = defaultdict(int)
     slow: list[tuple[str, str, str, str, dict]] = []
     for u, v, _, data in source.edges(rtype, evidence_json=True):
@@ -435,7 +386,7 @@ def _copy_edges(
             slow.append((a, b, u, v, data))
             continue
         cells = {**data, "papers": "[" + ",".join(data["papers"]) + "]"}
-        rows.add(_bucket(u, n_buckets.get(a, 1)), (a, b),
+        rows.add(bucket_of(u, n_buckets.get(a, 1)), (a, b),
                  [u, v, *(cells.get(k, "") for k in props)])  # fmt: skip
     weight = rows.sizes()
     forward_only = max(weight.values(), default=0) > forward_only_above

@@ -88,7 +88,6 @@ def _oxigraph(source: GraphSource, out_dir: Path, options: ExportOptions) -> Exp
 def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
     from kg.exporters import ladybug
 
-    notes: list[str] = []
     path = out_dir / ladybug.DB_NAME
     mb = 2**20
     o = options
@@ -97,7 +96,7 @@ def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> Expo
     )
     evidence = o.ladybug_evidence_max_papers
     evidence = ladybug.EVIDENCE_MAX_PAPERS if evidence is None else evidence
-    ladybug.write_database(
+    written = ladybug.write_database(
         source,
         path,
         pool=None if o.ladybug_memory_mb is None else o.ladybug_memory_mb * mb,
@@ -107,8 +106,8 @@ def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> Expo
         else o.ladybug_forward_only_above_mb * mb,
         text_max_papers=texts,
         evidence_max_papers=evidence,
-        notes=notes,
     )
+    notes = list(written.notes)
     conn = ladybug.open_database(path, read_only=True)
     forward = ladybug.forward_only_tables(conn)
     conn.close()

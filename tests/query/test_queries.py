@@ -424,10 +424,10 @@ def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     monkeypatch.setattr(ladybug_export, "BUCKET_NODES", 7)
     monkeypatch.setattr(ladybug_export, "_MEMORY_ROWS", 50)
     store = tmp_path / "fwd.lbdb"
-    counts = ladybug_export.write_database(
+    written = ladybug_export.write_database(
         GraphTables(sample_build / "tables"), store, forward_only_above=0
     )
-    assert counts["Paper"] == 120
+    assert written.counts["Paper"] == 120 and written.notes == []
     full, forward = LadybugEngine(sample_build), LadybugEngine(store)
     ddl = forward.run("CALL show_tables() RETURN name").rows
     assert ("MENTIONS",) in ddl
