@@ -77,6 +77,20 @@ def progress(items: Iterable, description: str = "Working", total: int | None = 
 
 FORMATS = ("table", "json", "csv")
 
+DEFAULT_BUILD = Path("kg-out")
+"""The build a query command reads when none is named (``kg build``'s default output)."""
+
+
+def build_or_default(given: list[str], stores: tuple[str, ...], usage: str) -> Path:
+    """The build named before the query, else ./kg-out when it holds one of ``stores``
+    (what the command reads); ``usage`` says how to name one."""
+    if given:
+        return Path(given[0])
+    if any((DEFAULT_BUILD / store).exists() for store in stores):
+        return DEFAULT_BUILD
+    raise typer.BadParameter(usage)
+
+
 OutputFormat = Annotated[
     Literal["table", "json", "csv"], typer.Option("--format", help="How to print the rows.")
 ]

@@ -23,9 +23,15 @@ from kg.query import (
 )
 
 from ._neo4j import neo4j_settings
-from ._output import OutputFormat, parse_params, print_rows, print_saved_queries, renamed, stderr
-
-DEFAULT_BUILD = Path("kg-out")
+from ._output import (
+    OutputFormat,
+    build_or_default,
+    parse_params,
+    print_rows,
+    print_saved_queries,
+    renamed,
+    stderr,
+)
 
 
 def query(
@@ -93,17 +99,10 @@ def query(
         finally:
             driver.close()
     else:
-        result = _run(LadybugEngine(_build_dir(build)), saved, params)
+        usage = "say where to run it: kg query BUILD NAME, or kg query --neo4j NAME"
+        db = build_or_default(build, ("graph.lbdb",), usage)
+        result = _run(LadybugEngine(db), saved, params)
     print_rows(result.columns, result.rows, fmt)
-
-
-def _build_dir(given: list[str]) -> Path:
-    """The build named before the query, else ./kg-out when it is one."""
-    if given:
-        return Path(given[0])
-    if (DEFAULT_BUILD / "graph.lbdb").exists():
-        return DEFAULT_BUILD
-    raise typer.BadParameter("say where to run it: kg query BUILD NAME, or kg query --neo4j NAME")
 
 
 def _run(engine: Engine, saved: SavedQuery, params: dict) -> QueryResult:

@@ -15,10 +15,15 @@ from kg.query.sparql import (
     render_query,
 )
 
-from ._output import OutputFormat, parse_params, print_rows, print_saved_queries, renamed
+from ._output import (
+    OutputFormat,
+    build_or_default,
+    parse_params,
+    print_rows,
+    print_saved_queries,
+    renamed,
+)
 from .query import run_explained
-
-DEFAULT_BUILD = Path("kg-out")
 
 
 def sparql(
@@ -77,7 +82,11 @@ def sparql(
     if len(args) > 2:
         raise typer.BadParameter("give at most a build and a query: kg sparql BUILD NAME|QUERY")
     saved_queries = {q.name: q for q in list_sparql_queries()}  # the files are read once
-    if len(args) == 2 and args[0] in saved_queries and not _is_build(Path(args[0])):
+    if (
+        len(args) == 2
+        and args[0] in saved_queries
+        and not any((Path(args[0]) / x).exists() for x in STORES)
+    ):
         renamed(f"kg sparql {args[0]} BUILD", f"kg sparql BUILD {args[0]}")
         args.reverse()
     *build, what = args
@@ -109,17 +118,12 @@ def sparql(
     print_rows(result.columns, result.rows, fmt)
 
 
-def _is_build(path: Path) -> bool:
-    return (path / "graph.oxigraph").is_dir() or (path / "graph.ttl").is_file()
+STORES = ("graph.oxigraph", "graph.ttl")
+"""What kg sparql reads of a build: the Oxigraph store, else the Turtle."""
 
 
 def _build_dir(given: list[str]) -> Path:
-    """The build named before the query, else ./kg-out when it is one."""
-    if given:
-        return Path(given[0])
-    if _is_build(DEFAULT_BUILD):
-        return DEFAULT_BUILD
-    raise typer.BadParameter("say which build to query: kg sparql BUILD NAME")
+    return build_or_default(given, STORES, "say which build to query: kg sparql BUILD NAME")
 
 
 def _query_text(given: str) -> str:

@@ -28,11 +28,11 @@ try {
   };
   for (const [name, value] of Object.entries(JSON.parse(env.KG_PARAMS || '{}'))) {
     await run(`:param ${name} => ${JSON.stringify(value)}`);
-    await page.waitForTimeout(500);
+    await page.waitForTimeout(2000); // the parameter is set before the query runs, also on a busy machine
   }
   await run(env.KG_QUERY);
   const nodes = page.locator('svg g.node');
-  await nodes.first().waitFor({ timeout: 60000 });
+  await nodes.first().waitFor({ timeout: 120000 });
   await page.waitForTimeout(2000); // let the layout settle before the screenshot
   const counts = {
     nodes: await nodes.count(),

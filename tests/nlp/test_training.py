@@ -101,7 +101,7 @@ def test_shipped_classifier_is_what_train_builds(tmp_path):
 def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
     from kg.nlp import load_pipeline
 
-    out = tmp_path / "small.json"
+    out = tmp_path / "small.msgpack"
     _run(
         "scripts/train_entities.py", *_training_inputs(),
         "--limit", "5", "--epochs", "2", "--seeds", "1", "--out", str(out),
@@ -115,7 +115,7 @@ def test_train_reports_the_gold_entities_no_candidate_matches(tmp_path):
     report = tmp_path / "unprojected.json"
     said = _run(
         "scripts/train_entities.py", *_training_inputs(), "--limit", "8", "--epochs", "1",
-        "--seeds", "1", "--out", str(tmp_path / "m.json"), "--report", str(report),
+        "--seeds", "1", "--out", str(tmp_path / "m.msgpack"), "--report", str(report),
     )  # fmt: skip
     gold = [json.loads(line) for line in shared_path("gold", "train.jsonl").open()][:8]
     data = json.loads(report.read_text())
@@ -186,14 +186,14 @@ def test_cross_validation_names_a_setting_the_config_lacks():
 def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads(tmp_path):
     from kg.nlp import load_pipeline
 
-    out = tmp_path / "relations.json"
+    out = tmp_path / "relations.msgpack"
     said = _run(
         "scripts/train_relations.py", *_training_inputs(), "--limit", "16", "--folds", "2",
         "--entity-seeds", "1", "--entity-epochs", "2", "--seeds", "1", "--epochs", "2",
         "--out", str(out),
     )  # fmt: skip
     assert "entity pairs from 16 abstracts" in said and "calibration" in said
-    meta = json.loads(out.read_text())["meta"]
+    meta = AveragedPerceptron.from_disk(out).meta
     a, b = meta["calibration"]
     assert a > 0  # a larger margin over "no relation" means a likelier relation
     assert isinstance(meta["bias"], float)
