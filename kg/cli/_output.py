@@ -96,6 +96,11 @@ OutputFormat = Annotated[
 ]
 """The ``--format`` of the commands that print query rows."""
 
+ParamOption = Annotated[
+    list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
+]
+"""The query parameters of ``kg cypher``, ``kg query`` and ``kg sparql``."""
+
 
 def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str = "table") -> None:
     """Print query rows on stdout as a table, a JSON list of objects, or CSV."""

@@ -9,15 +9,13 @@ import typer
 
 from kg.query import LadybugEngine
 
-from ._output import OutputFormat, parse_params, print_rows
+from ._output import OutputFormat, ParamOption, parse_params, print_rows
 
 
 def cypher(
     out_dir: Annotated[Path, typer.Argument(help="A build directory (or its graph.lbdb).")],
     query: Annotated[str, typer.Argument(help="A Cypher query; use $name for parameters.")],
-    param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
-    ] = None,
+    param: ParamOption = None,
     fmt: OutputFormat = "table",
 ) -> None:
     """Run a Cypher query on a build's embedded store.

@@ -25,6 +25,7 @@ from kg.query import (
 from ._neo4j import neo4j_settings
 from ._output import (
     OutputFormat,
+    ParamOption,
     build_or_default,
     parse_params,
     print_rows,
@@ -44,9 +45,7 @@ def query(
             show_default=False,
         ),
     ] = None,
-    param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
-    ] = None,
+    param: ParamOption = None,
     neo4j: Annotated[
         bool, typer.Option("--neo4j", help="Run on Neo4j (NEO4J_URI, NEO4J_USERNAME, ...).")
     ] = False,

@@ -17,6 +17,7 @@ from kg.query.sparql import (
 
 from ._output import (
     OutputFormat,
+    ParamOption,
     build_or_default,
     parse_params,
     print_rows,
@@ -36,9 +37,7 @@ def sparql(
             show_default=False,
         ),
     ] = None,
-    param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE, repeatable.")
-    ] = None,
+    param: ParamOption = None,
     fmt: OutputFormat = "table",
     show: Annotated[
         bool,
