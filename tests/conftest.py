@@ -19,31 +19,30 @@ SHARED_FIXTURES = {"sample_build", "build_2k"}
 BROWSER_HELPERS = ("_require_tools(", "_browser_script(", "_first_view(", "_open(")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_itemcollected(item):
     """Mark each test by what it needs (``-m "not neo4j"`` and the like select), and keep
-    the tests that share one server or one working folder on one xdist worker."""
+    the tests that share one server or one working folder on one xdist worker. (Done as
+    each test is collected: xdist reads the groups in its own collection hook.)"""
     import inspect
 
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        try:
-            source = inspect.getsource(item.function) if hasattr(item, "function") else ""
-        except (OSError, TypeError):
-            source = ""
-        module = item.path.stem
-        if names & NEO4J_FIXTURES or module in {"test_neo4j_import", "test_neo4j_local"}:
-            item.add_marker(pytest.mark.neo4j)
-        if names & NEO4J_FIXTURES:  # one test server (fixed ports) for the session
-            item.add_marker(pytest.mark.xdist_group("neo4j"))
-        if "jena" in names:
-            item.add_marker(pytest.mark.jena)
-        if module == "test_browser" or any(h in source for h in BROWSER_HELPERS):
-            item.add_marker(pytest.mark.browser)
-        if names & SHARED_FIXTURES or "shared_path(" in source or module == "test_readme":
-            item.add_marker(pytest.mark.shared)
-        if module == "test_readme":  # its blocks run in order in one working folder
-            item.add_marker(pytest.mark.xdist_group("readme"))
+    names = set(getattr(item, "fixturenames", ()))
+    try:
+        source = inspect.getsource(item.function) if hasattr(item, "function") else ""
+    except (OSError, TypeError):
+        source = ""
+    module = item.path.stem
+    if names & NEO4J_FIXTURES or module in {"test_neo4j_import", "test_neo4j_local"}:
+        item.add_marker(pytest.mark.neo4j)
+    if names & NEO4J_FIXTURES:  # one test server (fixed ports) for the session
+        item.add_marker(pytest.mark.xdist_group("neo4j"))
+    if "jena" in names:
+        item.add_marker(pytest.mark.jena)
+    if module == "test_browser" or any(h in source for h in BROWSER_HELPERS):
+        item.add_marker(pytest.mark.browser)
+    if names & SHARED_FIXTURES or "shared_path(" in source or module == "test_readme":
+        item.add_marker(pytest.mark.shared)
+    if module == "test_readme":  # its blocks run in order in one working folder
+        item.add_marker(pytest.mark.xdist_group("readme"))
 
 
 def shared_path(*parts: str) -> Path:
@@ -97,6 +96,14 @@ def local_neo4j_env(name: str, bolt_port: int, http_port: int) -> dict[str, str]
     }
 
 
+def local_neo4j_ports() -> tuple[int, int]:
+    """The Bolt and HTTP ports of this test process's Neo4j server: each pytest-xdist worker
+    (``gwN``) has its own, so workers never share one server."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    n = int(worker[2:]) if worker[2:].isdigit() else 0
+    return 17687 + 30 * n, 17474 + 30 * n
+
+
 def neo4j_local(command: str, env: dict[str, str], *args: str, timeout: int = 900):
     """Run ``scripts/neo4j-local COMMAND`` with ``env``; fail the test with its output."""
     import subprocess
@@ -148,10 +155,11 @@ def neo4j_settings():
     missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
     if missing:
         _neo4j_unavailable(f"NEO4J_URI is not set and {' and '.join(missing)} not installed")
-    env = local_neo4j_env("main", 17687, 17474)
+    bolt, http = local_neo4j_ports()
+    env = local_neo4j_env(f"main-{bolt}", bolt, http)
     neo4j_local("start", env)
     try:
-        yield Neo4jSettings(uri="bolt://127.0.0.1:17687", password=TEST_PASSWORD)
+        yield Neo4jSettings(uri=f"bolt://127.0.0.1:{bolt}", password=TEST_PASSWORD)
     finally:
         neo4j_local("stop", env)
 

@@ -8,8 +8,10 @@ import { launchChromium } from './chromium.mjs';
 const env = process.env;
 const browser = await launchChromium();
 const errors = [];
+let page;
+let retried = null; // why the query was asked a second time, if it was
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (err) => errors.push(String(err)));
   await page.goto(env.KG_BROWSER_URL);
   await page.getByTestId('boltaddress').fill(env.KG_BOLT_URL.replace(/^\w+:\/\//, ''));
@@ -26,20 +28,33 @@ try {
     await page.keyboard.insertText(text);
     await page.getByTestId('editor-Run').first().click();
   };
-  for (const [name, value] of Object.entries(JSON.parse(env.KG_PARAMS || '{}'))) {
-    await run(`:param ${name} => ${JSON.stringify(value)}`);
-    await page.waitForTimeout(2000); // the parameter is set before the query runs, also on a busy machine
-  }
-  await run(env.KG_QUERY);
   const nodes = page.locator('svg g.node');
-  await nodes.first().waitFor({ timeout: 120000 });
+  const ask = async () => {
+    for (const [name, value] of Object.entries(JSON.parse(env.KG_PARAMS || '{}'))) {
+      await run(`:param ${name} => ${JSON.stringify(value)}`);
+      await page.waitForTimeout(2000); // the parameter is set before the query runs
+    }
+    await run(env.KG_QUERY);
+    await nodes.first().waitFor({ timeout: 60000 });
+  };
+  try {
+    await ask();
+  } catch (err) {
+    // a busy machine can lose the first editor input: ask once more before failing
+    retried = String(err).split('\n')[0];
+    await ask();
+  }
   await page.waitForTimeout(2000); // let the layout settle before the screenshot
   const counts = {
     nodes: await nodes.count(),
     relationships: await page.locator('svg g.relationship').count(),
   };
   await page.screenshot({ path: env.KG_SCREENSHOT, fullPage: false });
-  console.log(JSON.stringify({ ...counts, errors }));
+  console.log(JSON.stringify({ ...counts, errors, retried }));
+} catch (err) {
+  // what the Browser showed when it failed, beside the screenshot a pass writes
+  if (page) await page.screenshot({ path: env.KG_SCREENSHOT.replace(/\.png$/, '-failed.png') });
+  throw err;
 } finally {
   await browser.close();
 }

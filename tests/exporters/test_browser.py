@@ -12,7 +12,7 @@ import pytest
 from kg.exporters.jsonio import read_build_graph
 from kg.exporters.neo4j import load_neo4j
 from kg.query import Neo4jEngine, get_query, run_saved
-from tests.conftest import ROOT
+from tests.conftest import ROOT, local_neo4j_ports
 from tests.query.test_queries import _example_paper
 
 BROWSER_DIR = ROOT / "tests" / "browser"
@@ -37,7 +37,8 @@ def _require_tools() -> None:
 
 def test_neo4j_browser_draws_a_saved_query(example_build, empty_neo4j, neo4j_settings):
     _require_tools()
-    if not neo4j_settings.uri.startswith("bolt://127.0.0.1:17687"):
+    bolt, http = local_neo4j_ports()
+    if neo4j_settings.uri != f"bolt://127.0.0.1:{bolt}":
         pytest.skip("the Browser test runs against the local test server only")
     load_neo4j(read_build_graph(example_build[0]), empty_neo4j)
     params = {"paper": _example_paper("StrideTAD")}
@@ -49,7 +50,7 @@ def test_neo4j_browser_draws_a_saved_query(example_build, empty_neo4j, neo4j_set
     screenshot.unlink(missing_ok=True)
     env = {
         **os.environ,
-        "KG_BROWSER_URL": "http://127.0.0.1:17474/browser/",
+        "KG_BROWSER_URL": f"http://127.0.0.1:{http}/browser/",
         "KG_BOLT_URL": neo4j_settings.uri,
         "NEO4J_PASSWORD": neo4j_settings.password,
         "KG_QUERY": get_query("paper-graph").text_for("neo4j"),
