@@ -12,7 +12,7 @@ SHARED = ROOT.parent / "shared"
 EXAMPLES = ROOT / "examples" / "abstracts.txt"
 
 
-# --- markers (registered in pyproject.toml) and xdist groups ---------------------------------
+# --- markers (registered in pyproject.toml) ---------------------------------
 
 NEO4J_FIXTURES = {"neo4j_settings", "neo4j_driver", "empty_neo4j"}
 SHARED_FIXTURES = {"sample_build", "build_2k"}
@@ -20,9 +20,7 @@ BROWSER_HELPERS = ("_require_tools(", "_browser_script(", "_first_view(", "_open
 
 
 def pytest_itemcollected(item):
-    """Mark each test by what it needs (``-m "not neo4j"`` and the like select), and keep
-    the tests that share one server or one working folder on one xdist worker. (Done as
-    each test is collected: xdist reads the groups in its own collection hook.)"""
+    """Mark each test by what it needs (``-m "not neo4j"`` and the like select)."""
     import inspect
 
     names = set(getattr(item, "fixturenames", ()))
@@ -33,16 +31,12 @@ def pytest_itemcollected(item):
     module = item.path.stem
     if names & NEO4J_FIXTURES or module in {"test_neo4j_import", "test_neo4j_local"}:
         item.add_marker(pytest.mark.neo4j)
-    if names & NEO4J_FIXTURES:  # one test server (fixed ports) for the session
-        item.add_marker(pytest.mark.xdist_group("neo4j"))
     if "jena" in names:
         item.add_marker(pytest.mark.jena)
     if module == "test_browser" or any(h in source for h in BROWSER_HELPERS):
         item.add_marker(pytest.mark.browser)
     if names & SHARED_FIXTURES or "shared_path(" in source or module == "test_readme":
         item.add_marker(pytest.mark.shared)
-    if module == "test_readme":  # its blocks run in order in one working folder
-        item.add_marker(pytest.mark.xdist_group("readme"))
 
 
 def shared_path(*parts: str) -> Path:
