@@ -33,10 +33,9 @@ from kg.nlp.result_linking import (  # noqa: E402
     NO_METRIC,
     Mention,
     NumberRow,
-    candidate_features,
+    candidate_sets,
     link_metric,
     metric_choices,
-    number_order,
 )
 
 
@@ -100,14 +99,7 @@ def examples(rows: list[dict]) -> tuple[list[list[str]], list[int]]:
         choices = metric_choices(r["row"], r["mentions"])
         if r["gold"] != NO_METRIC and r["gold"] not in choices:
             continue
-        counts: dict[str, int] = {}
-        for m in r["mentions"]:
-            counts[normalise_name(m.text)] = counts.get(normalise_name(m.text), 0) + 1
-        order = number_order(r["row"], r["rows"])
-        for key in [NO_METRIC, *sorted(choices)]:
-            feats = candidate_features(
-                r["row"], key, choices.get(key), r["text"], choices, counts, order
-            )
+        for key, feats in candidate_sets(r["row"], r["mentions"], r["text"], r["rows"], choices):
             X.append(feats)
             y.append(int(key == r["gold"]))
     return X, y

@@ -22,9 +22,11 @@ from kg.names import normalise_name
 from kg.nlp.perceptron import AveragedPerceptron
 
 __all__ = [
+    "NO_METRIC",
     "Mention",
     "NumberRow",
     "candidate_features",
+    "candidate_sets",
     "link_metric",
     "metric_choices",
     "number_order",
@@ -153,6 +155,27 @@ def number_order(row: NumberRow, rows: Sequence[NumberRow]) -> int | None:
     return same.index(row.start) if len(same) > 1 and row.start in same else None
 
 
+def candidate_sets(
+    row: NumberRow,
+    mentions: Sequence[Mention],
+    text: str,
+    rows: Sequence[NumberRow] = (),
+    choices: dict[str, Mention] | None = None,
+) -> list[tuple[str, list[str]]]:
+    """Each candidate of ``row`` (:data:`NO_METRIC` first, then the metric names in order)
+    with its features: what the linker scores, in training and in the pipeline alike."""
+    choices = metric_choices(row, mentions) if choices is None else choices
+    order = number_order(row, rows)
+    counts: dict[str, int] = {}
+    for m in mentions:
+        key = normalise_name(m.text)
+        counts[key] = counts.get(key, 0) + 1
+    return [
+        (k, candidate_features(row, k, choices.get(k), text, choices, counts, order))
+        for k in [NO_METRIC, *sorted(choices)]
+    ]
+
+
 def link_metric(
     model: AveragedPerceptron,
     row: NumberRow,
@@ -164,15 +187,9 @@ def link_metric(
     probability it gives that choice among the candidates; ``rows`` are all the numbers
     of the paper (their order in a sentence is a feature)."""
     choices = metric_choices(row, mentions)
-    order = number_order(row, rows)
-    counts: dict[str, int] = {}
-    for m in mentions:
-        key = normalise_name(m.text)
-        counts[key] = counts.get(key, 0) + 1
-    keys = [NO_METRIC, *sorted(choices)]
-    feature_sets = [
-        candidate_features(row, k, choices.get(k), text, choices, counts, order) for k in keys
-    ]
+    candidates = candidate_sets(row, mentions, text, rows, choices)
+    keys = [key for key, _ in candidates]
+    feature_sets = [feats for _, feats in candidates]
     column = model.classes.index("yes")
     scores = model.score_matrix(feature_sets)[:, column].tolist()
     scores[0] += model.meta.get("null_bias", 0.0)  # chosen by cross-validation

@@ -154,11 +154,12 @@ class ResultsExtractor(KgComponent):
         metrics = []
         for sent_index, sent in enumerate(doc.sents):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
-            metrics += [
-                Mention(m.text, m.start_char, m.end_char, sent_index)
-                for m in in_sent
-                if m.label_ == "Metric"
-            ]
+            if self.metric_linker is not None:  # only the linker reads the paper's metrics
+                metrics += [
+                    Mention(m.text, m.start_char, m.end_char, sent_index)
+                    for m in in_sent
+                    if m.label_ == "Metric"
+                ]
             rows = []
             for start, end, sign, number, unit in find_numbers(sent.text):
                 row = self._result(
