@@ -27,6 +27,7 @@ from thinc.api import Config, ConfigValidationError
 from train_entities import (
     CLASSES,
     TRAINING,
+    add_pipeline_inputs,
     add_training_inputs,
     examples,
     load_records,
@@ -36,9 +37,8 @@ from train_entities import (
 from kg.build import build
 from kg.eval import evaluate
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.pipeline import load_pipeline
+from kg.nlp.pipeline import load_pipeline, pipeline_config
 from kg.nlp.vocabulary import write_phrase_stats
-from kg.resources import nlp_data_dir
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
             ("relations", "f1"), ("results", "f1"))  # fmt: skip
@@ -50,22 +50,9 @@ def fold_assignments(n: int, count: int) -> list[list[int]]:
     return [list(range(n))] + [random.Random(seed).sample(range(n), n) for seed in range(1, count)]
 
 
-def parse_setting(text: str) -> tuple[str, object]:
-    """Return ``(dotted key, value)`` from ``KEY=VALUE``; the value is read as JSON if it
-    parses, else kept as a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
-def pipeline_config(settings: dict[str, object]) -> Config:
-    """Return the shipped pipeline config with ``settings`` (spaCy's dotted keys) applied."""
-    path = nlp_data_dir() / "pipeline.cfg"
-    return Config().from_disk(path, interpolate=False, overrides=settings)
+def run_config(pipeline: str, settings: dict[str, object]) -> Config:
+    """Return the shipped pipeline's config with ``settings`` (spaCy's dotted keys) applied."""
+    return Config().from_disk(pipeline_config(pipeline), interpolate=False, overrides=settings)
 
 
 def cross_validate(
@@ -137,12 +124,11 @@ def cross_validate(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_training_inputs(parser)
+    add_pipeline_inputs(parser)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--assignments", type=int, default=3, help="fold assignments averaged")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=6, help="perceptrons averaged per model")
-    parser.add_argument("--set", dest="settings", type=parse_setting, action="append",
-                        default=[], metavar="KEY=VALUE", help="a pipeline setting")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--save", type=Path, help="write the scores as JSON")
     parser.add_argument(
@@ -157,7 +143,7 @@ def main() -> None:
     if missing:
         raise SystemExit(f"{args.abstracts}: no abstract for gold ids {', '.join(missing[:5])}")
     try:  # a wrong --set fails here, before any training
-        config = pipeline_config(dict(args.settings))
+        config = run_config(args.pipeline, dict(args.settings))
     except ConfigValidationError as err:
         wrong = [f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors or []]
         raise SystemExit("; ".join(wrong) or str(err)) from None

@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.pipeline import load_pipeline
+from kg.nlp.pipeline import PIPELINES, load_pipeline, pipeline_config
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
 
@@ -118,6 +118,27 @@ def add_training_inputs(parser: argparse.ArgumentParser) -> None:
                         help="the corpus holding the annotated papers' abstracts")  # fmt: skip
 
 
+def add_pipeline_inputs(parser: argparse.ArgumentParser) -> None:
+    """Add the --pipeline and --set options: which shipped pipeline's config, changed how."""
+    parser.add_argument("--pipeline", choices=sorted(PIPELINES), default="fast",
+                        help="the shipped pipeline whose config to train or measure")  # fmt: skip
+    parser.add_argument("--set", dest="settings", type=parse_setting, action="append",
+                        default=[], metavar="KEY=VALUE", help="a pipeline setting, in spaCy's "
+                        "dotted form (components.kg_tagger.outputs=FILE)")  # fmt: skip
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """Return ``(dotted key, value)`` from ``KEY=VALUE``; the value is read as JSON if it
+    parses, else kept as a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
 def read_gold(paths: list[Path]) -> list[dict]:
     """Return the annotated papers of all ``paths`` (JSONL), in order."""
     return [json.loads(line) for path in paths for line in path.open(encoding="utf-8")]
@@ -126,6 +147,7 @@ def read_gold(paths: list[Path]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_training_inputs(parser)
+    add_pipeline_inputs(parser)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=6, help="models averaged")
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once")
@@ -139,7 +161,10 @@ def main() -> None:
     if args.limit:
         gold = gold[: args.limit]
     texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
-    nlp = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
+    nlp = load_pipeline(
+        config=pipeline_config(args.pipeline),
+        overrides={**dict(args.settings), "components.kg_entities.classifier.path": "none"},
+    )
     unprojected: list[dict] = []
     data = examples(nlp, gold, texts, unprojected)
     labels = Counter(label for _, label in data)

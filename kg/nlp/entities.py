@@ -30,6 +30,7 @@ from kg.nlp.phrases import (
     normalise_form,
     phrase_type,
 )
+from kg.nlp.tagger_features import tagger_candidates, tagger_features
 from kg.nlp.vocabulary import Gazetteer, Lexicon, PhraseStats
 from kg.resources import trained_file
 from kg.schema import ENTITY_TYPES
@@ -40,7 +41,9 @@ __all__ = ["EntityRecognizer", "Candidate", "is_name_like", "phrase_type"]
 class EntityRecognizer(KgComponent):
     """Find Method, Task, Dataset and Metric mentions.
 
-    Reads the parse (noun chunks, POS, dependencies) and ``doc._.kg_abbreviations``;
+    Reads the parse (noun chunks, POS, dependencies), ``doc._.kg_abbreviations`` and,
+    when a ``kg_tagger`` ran before it, the encoder tagger's ``doc._.kg_tagger`` (its
+    spans join the candidates, what it says of a span joins the classifier's features);
     writes ``doc.spans["kg_entities"]`` (label = type) and ``doc._.kg_mention_info``
     (``"start:end"`` char offsets -> rule, confidence, benchmark flag, abbreviation group,
     ``node``: False for a term the results step may read but the graph has no entity for).
@@ -65,6 +68,7 @@ class EntityRecognizer(KgComponent):
         gate_settings: GateSettings | None = None,
     ) -> None:
         self.name = name
+        self.max_tagged = 10  # tokens of the longest span the tagger may propose
         self.phrase_stats = phrase_stats
         self.gate_settings = gate_settings or GateSettings()
         self.word_clusters = word_clusters
@@ -126,7 +130,11 @@ class EntityRecognizer(KgComponent):
         candidates that propose it and the features the classifier scores it by."""
         table = TokenTable(doc)
         by_span: dict[tuple[int, int], list[Candidate]] = {}
-        for cand in self.finder.candidates(doc, table) + self.finder.plain_chunks(doc, table):
+        found = self.finder.candidates(doc, table) + self.finder.plain_chunks(doc, table)
+        probs = doc._.kg_tagger
+        if probs is not None:
+            found += [c for c in tagger_candidates(probs) if c.end - c.start <= self.max_tagged]
+        for cand in found:
             by_span.setdefault((cand.start, cand.end), []).append(cand)
         counts = Counter(normalise_form(table.span_text(s, e)) for s, e in by_span)
         sentences = SentenceIndex(doc)
@@ -144,6 +152,8 @@ class EntityRecognizer(KgComponent):
                 table,
                 self.word_clusters,
             )
+            if probs is not None:
+                feats += tagger_features(probs, start, end)
             out.append((span, cands, feats))
         return out
 
@@ -211,7 +221,10 @@ def make_entity_recognizer(
 
 
 @registry.misc("kg.entity_classifier.v1")
-def load_entity_classifier(path: str = "") -> AveragedPerceptron | None:
-    """Load the candidate classifier (default: the shipped one; ``"none"``: rules only)."""
-    file = trained_file(path, "entity_classifier.msgpack", "entity classifier")
+def load_entity_classifier(
+    path: str = "", shipped: str = "entity_classifier.msgpack"
+) -> AveragedPerceptron | None:
+    """Load the candidate classifier (default: the shipped one, ``shipped`` in
+    kg/nlp/data; ``"none"``: rules only)."""
+    file = trained_file(path, shipped, "entity classifier")
     return AveragedPerceptron.from_disk(file) if file else None

@@ -36,6 +36,7 @@ PRIORITY = {
     "title": 2,
     "noun_chunk": 2,
     "chunk": 1,
+    "tagger": 1,
 }
 """How far each rule is trusted when candidates overlap (without the classifier)."""
 
@@ -47,6 +48,7 @@ CONFIDENCE = {
     "title": 0.6,
     "noun_chunk": 0.55,
     "chunk": 0.5,
+    "tagger": 0.5,
 }
 """A mention's confidence by the rule that found it (without the classifier)."""
 

