@@ -5,6 +5,7 @@ Usage:
     python benchmarks/bench_build.py --limit 0 --jobs 2          # the whole corpus
     python benchmarks/bench_build.py --limit 0 --copies 4 --jobs 2   # 287,632 abstracts
     python benchmarks/bench_build.py --limit 10000 --jobs 2 --scheduler local:2
+    python benchmarks/bench_build.py --limit 10000 --jobs 2 --pipeline fast accurate
     python benchmarks/bench_build.py --limit 0 --copies 4 --jobs 2 --work W [--resume]
 
 Reads ../shared/corpora/ml_abstracts.jsonl.gz (never copied into the repo); ``--copies K``
@@ -41,7 +42,7 @@ from kg.build import build
 t0 = time.perf_counter()
 scheduler = sys.argv[5] or None
 summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler,
-                resume=sys.argv[6] == "resume")
+                resume=sys.argv[6] == "resume", pipeline=sys.argv[7])
 wall = time.perf_counter() - t0
 json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wall,
            "timings": summary.timings, "nodes": summary.nodes, "edges": summary.edges},
@@ -89,12 +90,17 @@ def write_input(limit: int, path: Path, copies: int = 1) -> int:
 
 
 def run(
-    input_path: Path, jobs: int, out_dir: Path, scheduler: str = "", resume: bool = False
+    input_path: Path,
+    jobs: int,
+    out_dir: Path,
+    scheduler: str = "",
+    resume: bool = False,
+    pipeline: str = "fast",
 ) -> dict:
     result_file = out_dir.with_suffix(".json")
     proc = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(input_path), str(out_dir), str(jobs),
-         str(result_file), scheduler, "resume" if resume else ""]
+         str(result_file), scheduler, "resume" if resume else "", pipeline]
     )  # fmt: skip
     samples, start = [], time.perf_counter()
     while proc.poll() is None:
@@ -125,6 +131,7 @@ def run(
     result["abstracts_per_s"] = round(result["papers"] / result["wall"], 1)
     result["nlp_abstracts_per_s"] = round(result["papers"] / nlp_end, 1)
     result["jobs"] = jobs
+    result["pipeline"] = pipeline
     result["scheduler"] = scheduler or None
     result["samples"] = samples[:: max(len(samples) // 200, 1)]
     return result
@@ -149,6 +156,8 @@ def main() -> None:
     parser.add_argument(
         "--scheduler", nargs="*", default=[], help="also run with these (e.g. local:2)"
     )
+    parser.add_argument("--pipeline", nargs="*", default=["fast"], choices=("fast", "accurate"),
+                        help="the shipped pipelines to run, each with every --jobs")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--keep", type=Path, help="move the last run's build directory here")
     parser.add_argument(
@@ -172,14 +181,16 @@ def main() -> None:
             n = write_input(args.limit, tmpdir / "input.jsonl", args.copies)
         print(f"input: {n} abstracts from {CORPUS.name}", flush=True)
         results = []
-        runs = [(j, "") for j in args.jobs] + [(1, s) for s in args.scheduler]
+        runs = [(j, "", p) for p in args.pipeline for j in args.jobs]
+        runs += [(1, s, p) for p in args.pipeline for s in args.scheduler]
         last = None
-        for jobs, scheduler in runs:
+        for jobs, scheduler, pipeline in runs:
             name = f"out-{scheduler.replace(':', '')}" if scheduler else f"out-j{jobs}"
+            name += f"-{pipeline}"
             last = tmpdir / name
             partial = last.parent / f".{last.name}.partial"
             res = run(tmpdir / "input.jsonl", jobs, last, scheduler,
-                      resume=args.resume and partial.is_dir())  # fmt: skip
+                      resume=args.resume and partial.is_dir(), pipeline=pipeline)  # fmt: skip
             results.append(res)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in res["timings"].items())
             growth = ""
@@ -189,6 +200,7 @@ def main() -> None:
                     f" MB, last quarter {res['rss_last_quarter_mb']:.0f} MB"
                 )
             how = f"--scheduler {scheduler}" if scheduler else f"-j {jobs}"
+            how += f" --pipeline {pipeline}"
             print(
                 f"{how}: {res['papers']} abstracts in {res['wall']:.1f}s = "
                 f"{res['abstracts_per_s']}/s overall ({res['nlp_abstracts_per_s']}/s NLP); "

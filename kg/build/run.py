@@ -63,6 +63,7 @@ def build(
     batch_size: int = 64,
     base: str | None = None,
     config: str | Path | None = None,
+    pipeline: str | None = None,
     fields: FieldMap | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     exporters: Iterable[str] = EXPORTERS,
@@ -91,6 +92,10 @@ def build(
     ``kg-build.json``) holding nothing else; ``force=True`` replaces any directory, but an
     input inside ``out_dir`` is refused even then. A lock beside ``out_dir`` refuses a
     second build into the same place while one runs.
+
+    ``pipeline`` names the shipped pipeline (:data:`~kg.nlp.pipeline.PIPELINES`:
+    ``fast`` or ``accurate``; default: ``fast``, or with ``add_to`` the build's own);
+    ``config``, a spaCy config of one's own, replaces it.
 
     ``min_confidence`` leaves out relations whose confidence (the calibrated chance that
     the relation is right) is below it.
@@ -146,9 +151,21 @@ def build(
         from kg.nlp.distributed import parse_scheduler
 
         parse_scheduler(scheduler)  # a typo fails here, before anything is written
+    from kg.nlp.pipeline import PIPELINES
+
+    if pipeline is None:
+        built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if add_to else {}
+        pipeline = built.get("name") if built.get("name") in PIPELINES else "fast"
+    if pipeline not in PIPELINES:
+        raise BuildError(f"unknown pipeline {pipeline!r}; choose from {', '.join(PIPELINES)}")
+    shipped = f"kg/nlp/data/{PIPELINES[pipeline]}"
     settings = {
         "version": __version__,
-        "config": str(config) if config else "default (kg/nlp/data/pipeline.cfg)",
+        "config": str(config)
+        if config
+        else "default (kg/nlp/data/pipeline.cfg)"
+        if pipeline == "fast"
+        else f"{pipeline} ({shipped})",
         "base": base,
         "min_confidence": min_confidence,
         "max_chars": max_chars,
@@ -166,7 +183,7 @@ def build(
         updates.append(update)
     if on_inputs is not None:
         on_inputs(listed)
-    summary = BuildSummary(out_dir=out_dir)
+    summary = BuildSummary(out_dir=out_dir, pipeline="custom" if config else pipeline)
     if link is not None:
         summary.notes.append(f"{link} is a link to {out_dir}: the build was written there")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -191,7 +208,7 @@ def build(
                 n_process=n_process,
                 batch_size=batch_size,
                 base=base,
-                config=config,
+                config=config or (pipeline if pipeline != "fast" else None),
                 fields=fields,
                 max_chars=max_chars,
                 min_confidence=min_confidence,
@@ -226,12 +243,16 @@ def build(
                     f"messages above); {_kept(out_dir)}"
                 )
             (tmp / RESUME_STATE).unlink()
-            pipeline = {"config": settings["config"], "min_confidence": min_confidence}
+            about = {
+                "name": summary.pipeline,
+                "config": settings["config"],
+                "min_confidence": min_confidence,
+            }
             if curation:
-                pipeline["curation"] = curation
+                about["curation"] = curation
             inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
             write_manifest(
-                tmp, version=__version__, inputs=inputs_all, pipeline=pipeline, updates=updates
+                tmp, version=__version__, inputs=inputs_all, pipeline=about, updates=updates
             )
             summary.files = sorted(p.name for p in tmp.iterdir())
             removed = derived_files(out_dir) if out_dir.is_dir() else []

@@ -15,6 +15,8 @@ class BuildSummary:
     """What a build read, skipped, found and wrote, and how long each stage took."""
 
     out_dir: Path
+    pipeline: str = "fast"
+    """The pipeline that extracted: ``fast``, ``accurate`` or ``custom`` (a config)."""
     papers: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     entity_counts: dict[str, int] = field(default_factory=dict)

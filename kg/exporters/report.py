@@ -24,6 +24,7 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
     n_nodes, n_edges = sum(source.label_counts().values()), sum(source.type_counts().values())
     lines = ["# kg build report", ""]
     lines += [
+        f"- pipeline: {getattr(summary, 'pipeline', 'fast')}",
         f"- papers: {summary.papers}",
         f"- skipped: {len(summary.skipped)}",
         f"- nodes: {n_nodes}, relationships: {n_edges}",
