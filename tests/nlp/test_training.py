@@ -25,11 +25,12 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         "convert",
         "train",
         "train-relations",
+        "train-accurate",
         "package",
         "evaluate",
     ]
     assert set(config["workflows"]["all"]) <= set(commands)
-    for name in ("convert", "train", "train-relations", "clusters"):
+    for name in ("convert", "train", "train-relations", "clusters", "tagger", "train-accurate"):
         script = commands[name]["script"][0]
         path = script.split()[1]
         assert (PROJECT / path).resolve().is_file(), script
@@ -213,7 +214,10 @@ def test_shipped_models_are_described_by_meta_json():
     import hashlib
 
     meta = json.loads((DATA / "meta.json").read_text(encoding="utf-8"))
-    files = sorted(p.name for p in DATA.iterdir() if p.is_file() and p.name != "meta.json")
+    files = sorted(
+        p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()
+        and p.name != "meta.json" and "__pycache__" not in p.parts
+    )  # fmt: skip
     assert sorted(meta["files"]) == files
     for name, record in meta["files"].items():
         data = (DATA / name).read_bytes()
@@ -222,6 +226,7 @@ def test_shipped_models_are_described_by_meta_json():
         assert record["what"] and record["made_by"] and record["licence"], name
     for measured in ("silver_test", "dev", "cross_validation"):
         assert 0.3 < meta["performance"][measured]["entities_f1"] < 1, measured
+        assert 0.3 < meta["performance_accurate"][measured]["entities_f1"] < 1, measured
     assert (DATA / "entity_classifier.msgpack").read_bytes()[:1] != b"{"  # binary, not JSON
 
 
@@ -272,3 +277,31 @@ def test_a_named_cluster_file_that_is_missing_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
         load_word_clusters(str(missing))
     assert load_word_clusters("none") is None
+
+
+def test_tagger_training_smoke_run_gives_an_onnx_model_and_out_of_fold_outputs(tmp_path):
+    """scripts/train_tagger.py on a few abstracts: two folds' held-out outputs, and a
+    tagger (ONNX int8) the accurate pipeline runs. Needs the train extra (torch)."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("torch") is None:
+        if os.environ.get("KG_REQUIRE_TRAIN"):
+            pytest.fail("torch is missing and KG_REQUIRE_TRAIN is set: pip install -e '.[train]'")
+        pytest.skip("torch is not installed (pip install -e '.[train]')")
+    from kg.nlp import load_pipeline
+    from kg.nlp.pipeline import pipeline_config
+    from kg.nlp.tagger import read_outputs
+
+    out, outputs = tmp_path / "tagger", tmp_path / "oof.msgpack"
+    _run(
+        "scripts/train_tagger.py", *_training_inputs(), "--limit", "6", "--epochs", "1",
+        "--folds", "2", "--outputs", str(outputs), "--out", str(out),
+    )  # fmt: skip
+    assert len(read_outputs(outputs)) == 6  # every paper, each from the fold that held it out
+    assert {p.name for p in out.iterdir()} == {"model.onnx", "tokenizer.json"}
+    nlp = load_pipeline(
+        config=pipeline_config("accurate"), overrides={"components.kg_tagger.model": str(out)}
+    )
+    doc = nlp("We fine-tune BERT on the SQuAD benchmark.")
+    assert doc._.kg_tagger.shape == (len(doc), 9)
