@@ -128,31 +128,23 @@ class EncoderTagger:
 
     def predict(self, texts: list[str]) -> list[PieceOutputs]:
         """Return the tag probabilities of each text's word pieces (a piece two windows
-        share gets their mean). Each text is one run of its windows, never batched with
+        share gets their mean). Each window is a run of its own, never batched with
         another: int8 activations are scaled by what the run holds, so a text's outputs
-        must not depend on its neighbours."""
+        must not depend on its neighbours (and no padding is computed)."""
         return [self._predict_one(text) for text in texts]
 
     def _predict_one(self, text: str) -> PieceOutputs:
-        encodings = self.windows(text)
-        width = max(len(enc.ids) for enc in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        shapes = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = 1
-            shapes[row, :n] = shape_ids(text, enc.offsets, enc.word_ids)
-        (probs,) = self.session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "shape_ids": shapes}
-        )
         total: dict[tuple[int, int], np.ndarray] = {}
         count: dict[tuple[int, int], int] = {}
-        for row, enc in enumerate(encodings):
+        for enc in self.windows(text):  # one run per window: no padding to compute
+            ids = np.array([enc.ids], dtype=np.int64)
+            shapes = np.array([shape_ids(text, enc.offsets, enc.word_ids)], dtype=np.int64)
+            (probs,) = self.session.run(
+                None, {"input_ids": ids, "attention_mask": np.ones_like(ids), "shape_ids": shapes}
+            )
             for j, (offset, word) in enumerate(zip(enc.offsets, enc.word_ids, strict=True)):
                 if word is not None:
-                    total[offset] = total.get(offset, 0) + probs[row, j]
+                    total[offset] = total.get(offset, 0) + probs[0, j]
                     count[offset] = count.get(offset, 0) + 1
         keys = sorted(total)
         offsets = np.array(keys, dtype=np.int32).reshape(-1, 2)

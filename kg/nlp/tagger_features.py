@@ -5,6 +5,7 @@ says of any candidate span, as features of the classifier."""
 from __future__ import annotations
 
 import numpy as np
+from spacy.tokens import Doc
 
 from kg.nlp.phrases import Candidate
 from kg.nlp.tagger import TAGS, TYPES
@@ -15,23 +16,43 @@ _B = [TAGS.index(f"B-{t}") for t in TYPES]
 _I = [TAGS.index(f"I-{t}") for t in TYPES]
 
 
-def tagger_candidates(probs: np.ndarray) -> list[Candidate]:
-    """The spans the tagger tags (each token's most likely tag; a span opens at B-X, or at
-    an I-X that follows no X, and goes on over I-X), typed by it.
+def tagger_candidates(doc: Doc, probs: np.ndarray) -> list[Candidate]:
+    """The spans the tagger tags, typed by it: a token is inside a mention when the
+    tagger gives "O" less than half; a mention opens where the token before is outside,
+    or where B- outweighs I- on a token that follows a space (a word cut by a hyphen stays
+    one mention); its type is the one with the most B- and I- over its tokens; punctuation
+    at either end is left out.
 
-    >>> o, b, i = [1.0] + [0.0] * 8, [0, 1.0] + [0.0] * 7, [0, 0, 1.0] + [0.0] * 6
-    >>> [(c.start, c.end, c.label) for c in tagger_candidates(np.array([o, b, i, o, i]))]
-    [(1, 3, 'Method'), (4, 5, 'Method')]
+    >>> import spacy
+    >>> doc = Doc(spacy.blank("en").vocab, ["a", "ResNet", "-", "50", "model", "."], [1, 0, 0, 1, 0, 0])
+    >>> o, b, i = np.eye(len(TAGS))[[0, TAGS.index("B-Method"), TAGS.index("I-Method")]]
+    >>> probs = np.array([o, b, b, b, o, b])
+    >>> [doc[c.start : c.end].text for c in tagger_candidates(doc, probs)]
+    ['ResNet-50']
     """
-    best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=int)
-    out, start, kind = [], None, None
-    for k, tag in enumerate([TAGS[t] for t in best.tolist()] + ["O"]):
-        prefix, _, label = tag.partition("-")
-        if start is not None and not (prefix == "I" and label == kind):
-            out.append(Candidate(start, k, kind, "tagger"))
-            start, kind = None, None
-        if prefix == "B" or (prefix == "I" and start is None):
-            start, kind = k, label
+    if not len(probs):
+        return []
+    inside = probs[:, 0] < 0.5
+    opens = probs[:, _B].sum(axis=1) > probs[:, _I].sum(axis=1)
+    spans, start = [], None
+    for k in range(len(doc) + 1):
+        attached = k < len(doc) and k > 0 and not doc[k - 1].whitespace_
+        if start is not None and (
+            k == len(doc) or not inside[k] or (opens[k] and not attached)
+        ):
+            spans.append((start, k))
+            start = None
+        if k < len(doc) and inside[k] and start is None:
+            start = k
+    out = []
+    for start, end in spans:
+        while start < end and doc[start].is_punct:
+            start += 1
+        while end > start and doc[end - 1].is_punct:
+            end -= 1
+        if end > start:
+            mass = probs[start:end][:, _B].sum(axis=0) + probs[start:end][:, _I].sum(axis=0)
+            out.append(Candidate(start, end, TYPES[int(mass.argmax())], "tagger"))
     return out
 
 
