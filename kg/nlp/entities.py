@@ -133,7 +133,8 @@ class EntityRecognizer(KgComponent):
         found = self.finder.candidates(doc, table) + self.finder.plain_chunks(doc, table)
         probs = doc._.kg_tagger
         if probs is not None:
-            found += [c for c in tagger_candidates(doc, probs) if c.end - c.start <= self.max_tagged]
+            tagged = tagger_candidates(doc, probs)
+            found += [c for c in tagged if c.end - c.start <= self.max_tagged]
         for cand in found:
             by_span.setdefault((cand.start, cand.end), []).append(cand)
         counts = Counter(normalise_form(table.span_text(s, e)) for s, e in by_span)

@@ -24,7 +24,8 @@ def tagger_candidates(doc: Doc, probs: np.ndarray) -> list[Candidate]:
     at either end is left out.
 
     >>> import spacy
-    >>> doc = Doc(spacy.blank("en").vocab, ["a", "ResNet", "-", "50", "model", "."], [1, 0, 0, 1, 0, 0])
+    >>> words = ["a", "ResNet", "-", "50", "model", "."]
+    >>> doc = Doc(spacy.blank("en").vocab, words, [1, 0, 0, 1, 0, 0])
     >>> o, b, i = np.eye(len(TAGS))[[0, TAGS.index("B-Method"), TAGS.index("I-Method")]]
     >>> probs = np.array([o, b, b, b, o, b])
     >>> [doc[c.start : c.end].text for c in tagger_candidates(doc, probs)]
@@ -37,9 +38,7 @@ def tagger_candidates(doc: Doc, probs: np.ndarray) -> list[Candidate]:
     spans, start = [], None
     for k in range(len(doc) + 1):
         attached = k < len(doc) and k > 0 and not doc[k - 1].whitespace_
-        if start is not None and (
-            k == len(doc) or not inside[k] or (opens[k] and not attached)
-        ):
+        if start is not None and (k == len(doc) or not inside[k] or (opens[k] and not attached)):
             spans.append((start, k))
             start = None
         if k < len(doc) and inside[k] and start is None:

@@ -45,7 +45,8 @@ def test_a_long_text_is_tagged_in_overlapping_windows_to_its_end(accurate):
     text = " ".join([TEXT] * 30)  # about 600 word pieces: three windows
     doc = accurate(text)
     assert doc._.kg_tagger.shape[0] == len(doc)
-    last = [doc[c.start : c.end].text for c in tagger_candidates(doc[-20:].as_doc(), doc._.kg_tagger[-20:])]
+    tail = doc[-20:].as_doc()
+    last = [tail[c.start : c.end].text for c in tagger_candidates(tail, doc._.kg_tagger[-20:])]
     assert "ImageNet" in last
 
 
