@@ -34,6 +34,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg_proposals",
         "kg_results",
         "kg_relations",
+        "kg_tagger",
     }
     misc = {n for n in registry.misc.get_all() if n.startswith("kg.")}
     assert misc == {
