@@ -27,7 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 from train_entities import TRAINING, add_training_inputs, load_abstracts, read_gold
 
 from kg.ingest.record import clean_text as clean_record
@@ -116,21 +115,19 @@ def build_model(encoder_dir: Path):
     return Tagger()
 
 
-class Probabilities:
-    """The exported graph: the tag probabilities, softmaxed."""
+def probabilities(model):
+    """The graph to export: the model's tag probabilities (softmax over its scores)."""
+    import torch
 
-    def __new__(cls, model):
-        import torch
+    class Softmaxed(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
 
-        class Wrapped(torch.nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.model = model
+        def forward(self, input_ids, attention_mask, shape_ids):
+            return torch.softmax(self.model(input_ids, attention_mask, shape_ids), dim=-1)
 
-            def forward(self, input_ids, attention_mask, shape_ids):
-                return torch.softmax(self.model(input_ids, attention_mask, shape_ids), dim=-1)
-
-        return Wrapped()
+    return Softmaxed()
 
 
 def batches(rows, batch: int, rng: random.Random) -> list[list]:
@@ -224,7 +221,7 @@ def export(model, encoder_dir: Path, out: Path) -> None:
         fp32 = Path(tmp) / "fp32.onnx"
         ids = torch.ones((2, 12), dtype=torch.long)
         torch.onnx.export(
-            Probabilities(model),
+            probabilities(model),
             (ids, torch.ones_like(ids), torch.ones_like(ids)),
             str(fp32),
             input_names=["input_ids", "attention_mask", "shape_ids"],
@@ -312,5 +309,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    np.seterr(all="ignore")
     main()
