@@ -70,13 +70,13 @@ def accurate_silver_test_scores(tmp_path_factory):
 
 def test_quality_silver_test_accurate_pipeline(accurate_silver_test_scores, silver_test_scores):
     """The accurate pipeline on the measuring set: guards a little under what was measured
-    (entities 0.638, relations 0.341, results 0.585), and above the fast one."""
+    (entities 0.662, relations 0.340, results 0.547), and above the fast one."""
     s, fast = accurate_silver_test_scores, silver_test_scores
     assert s["papers"] == 120 and s["papers_without_prediction"] == []
     assert s["pipeline"]["name"] == "accurate"
-    assert s["entities"]["f1"] >= 0.62
+    assert s["entities"]["f1"] >= 0.65
     assert s["relations"]["f1"] >= 0.32
-    assert s["results"]["f1"] >= 0.56
+    assert s["results"]["f1"] >= 0.53
     for part in ("entities", "relations", "results"):
         assert s[part]["f1"] >= fast[part]["f1"], part
 
