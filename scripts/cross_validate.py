@@ -1,7 +1,7 @@
 """Cross-validate the entity classifier on the training papers, scored at paper level.
 
 Usage: python scripts/cross_validate.py [--folds 4] [--assignments 3] [--set KEY=VALUE ...]
-                                        [--save FILE]
+                                        [--relation-examples FILE] [--save FILE]
 
 The annotated abstracts are split into folds. For each fold the classifier is trained on
 the others exactly as train_entities.py trains the shipped one, the held-out abstracts
@@ -11,6 +11,12 @@ from the training folds too. This is repeated for several fold assignments and t
 the number to compare two versions of the rules or settings by, since the 20 dev abstracts
 alone move by about 0.02 F1 between equally good classifiers. `--set` changes a pipeline
 setting for the run, in spaCy's dotted form (`components.kg_entities.recall_bias=12`).
+
+The relation classifier is the shipped one unless `--relation-examples` names the entity
+pairs train_relations.py cross-fitted (its `--examples` file, the same folds: paper i in
+fold i % folds): then each fold gets a relation classifier trained on the other folds'
+pairs, at the shipped one's decision bias and calibration. The shipped classifier has seen
+every training paper, so only the second gives held-out relation scores.
 """
 
 from __future__ import annotations
@@ -33,11 +39,13 @@ from train_entities import (
     load_records,
     read_gold,
 )
+from train_relations import RELATION_CLASSES, Example
 
 from kg.build import build
 from kg.eval import evaluate
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline, pipeline_config
+from kg.nlp.relations import load_relation_classifier
 from kg.nlp.vocabulary import write_phrase_stats
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
@@ -66,10 +74,13 @@ def cross_validate(
     config: Config,
     work: Path,
     predictions: Path | None = None,
+    relation_pairs: list[list[Example]] | None = None,
 ) -> list[dict]:
     """Return the ``kg eval`` scores of each fold assignment's held-out builds, built with
     ``config`` and the fold's classifier; ``predictions`` gets every held-out extraction
-    record (JSONL, with ``assignment`` and ``fold`` added), to calibrate on."""
+    record (JSONL, with ``assignment`` and ``fold`` added), to calibrate on. With
+    ``relation_pairs`` (each paper's cross-fitted entity pairs), each fold's relation
+    classifier is trained on the other folds' pairs."""
     # the candidates are featurised with the run's settings, without a classifier
     config.to_disk(work / "features.cfg")
     nlp = load_pipeline(
@@ -80,6 +91,8 @@ def cross_validate(
     per_paper = [examples(nlp, [g], texts) for g in gold]
     phrases = paper_phrases(nlp, gold, texts)
     stats = config["components"]["kg_entities"].get("phrase_stats", {})
+    relations = config["components"]["kg_relations"]["classifier"]
+    shipped = load_relation_classifier(**{k: v for k, v in relations.items() if k[0] != "@"})
     out = []
     for k, order in enumerate(fold_assignments(len(gold), assignments)):
         preds: list[dict] = []
@@ -101,6 +114,17 @@ def cross_validate(
                 write_phrase_stats(rows, run / "phrase_stats.tsv")
                 fold_config["components"]["kg_entities"]["phrase_stats"]["path"] = str(
                     run / "phrase_stats.tsv"
+                )
+            if relation_pairs is not None and shipped is not None:
+                pairs = [x for xs, held in zip(relation_pairs, part, strict=True) if not held
+                         for x in xs]  # fmt: skip
+                relation_model = AveragedPerceptron.ensemble(
+                    RELATION_CLASSES, pairs, seeds=3, epochs=10, jobs=2
+                )  # train_relations.py's defaults
+                relation_model.meta = shipped.meta  # its decision bias and calibration
+                relation_model.to_disk(run / "relations.json")
+                fold_config["components"]["kg_relations"]["classifier"]["path"] = str(
+                    run / "relations.json"
                 )
             fold_config.to_disk(run / "pipeline.cfg")
             with (run / "held_out.jsonl").open("w", encoding="utf-8") as fh:
@@ -134,10 +158,26 @@ def main() -> None:
     parser.add_argument(
         "--predictions", type=Path, help="write every held-out extraction record (JSONL)"
     )
+    parser.add_argument("--relation-examples", type=Path, metavar="FILE",
+                        help="train_relations.py's --examples file: train each fold's relation "
+                        "classifier on the other folds' pairs (needs --assignments 1)")  # fmt: skip
     args = parser.parse_args()
     gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
+    relation_pairs = None
+    if args.relation_examples:
+        if args.assignments != 1:
+            raise SystemExit("--relation-examples holds train_relations.py's folds (paper i in "
+                             "fold i % folds): use it with --assignments 1")  # fmt: skip
+        if not args.relation_examples.is_file():
+            raise SystemExit(f"{args.relation_examples} not found: write it with "
+                             "train_relations.py --examples FILE")  # fmt: skip
+        relation_pairs = json.loads(args.relation_examples.read_text())[: len(gold)]
+        if len(relation_pairs) != len(gold):
+            raise SystemExit(f"{args.relation_examples}: pairs of {len(relation_pairs)} "
+                             f"papers for {len(gold)} gold papers; make it from the same "
+                             "--gold files")  # fmt: skip
     records = load_records(args.abstracts, {g["id"] for g in gold})
     missing = [g["id"] for g in gold if g["id"] not in records]
     if missing:
@@ -153,6 +193,7 @@ def main() -> None:
         runs = cross_validate(
             gold, records, folds=args.folds, assignments=args.assignments, seeds=args.seeds,
             epochs=args.epochs, config=config, work=Path(work), predictions=args.predictions,
+            relation_pairs=relation_pairs,
         )  # fmt: skip
     mean = {f"{p}_{m}": round(sum(r[p][m] for r in runs) / len(runs), 4) for p, m in MEASURES}
     for k, run in enumerate(runs):

@@ -175,6 +175,38 @@ def test_metric_linker_trains_on_held_out_predictions(tmp_path):
     assert nlp.get_pipe("kg_results").metric_linker.weights == linker.weights
 
 
+@pytest.mark.slow
+def test_cross_validation_trains_each_folds_relation_classifier_on_the_other_folds(tmp_path):
+    """With train_relations.py's cross-fitted pairs, cross_validate.py builds each fold with
+    a relation classifier that never saw it, not the shipped one (which saw every paper)."""
+    pairs = tmp_path / "pairs.json"
+    _run(
+        "scripts/train_relations.py", *_training_inputs(), "--limit", "16", "--folds", "2",
+        "--entity-seeds", "1", "--entity-epochs", "2", "--seeds", "1", "--epochs", "2",
+        "--examples", str(pairs), "--out", str(tmp_path / "relations.msgpack"),
+    )  # fmt: skip
+    assert len(json.loads(pairs.read_text())) == 16
+    runs = {}
+    for name, extra in (("shipped", []), ("folds", ["--relation-examples", str(pairs)])):
+        held_out = tmp_path / f"{name}.jsonl"
+        _run(
+            "scripts/cross_validate.py", *_training_inputs(), "--limit", "16",
+            "--folds", "2", "--assignments", "1", "--epochs", "2", "--seeds", "1",
+            "--predictions", str(held_out), *extra,
+        )  # fmt: skip
+        records = [json.loads(line) for line in held_out.read_text().splitlines()]
+        assert len(records) == 16
+        runs[name] = [[(r["head"], r["type"], r["tail"]) for r in p["relations"]] for p in records]
+    assert [p for p in runs["shipped"] if p]  # both find relations,
+    assert [p for p in runs["folds"] if p]
+    assert runs["folds"] != runs["shipped"]  # not the same ones
+    proc = _call(
+        "scripts/cross_validate.py", *_training_inputs(), "--limit", "16",
+        "--assignments", "2", "--relation-examples", str(pairs),
+    )  # fmt: skip
+    assert proc.returncode != 0 and "--assignments 1" in proc.stderr
+
+
 def test_cross_validation_names_a_setting_the_config_lacks():
     proc = _call(
         "scripts/cross_validate.py", *_training_inputs(), "--limit", "2",
