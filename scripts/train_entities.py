@@ -163,7 +163,11 @@ def main() -> None:
     texts = load_abstracts(args.abstracts, {g["id"] for g in gold})
     nlp = load_pipeline(
         config=pipeline_config(args.pipeline),
-        overrides={**dict(args.settings), "components.kg_entities.classifier.path": "none"},
+        overrides={
+            **dict(args.settings),
+            "components.kg_entities.classifier.path": "none",
+            "components.kg_relations.classifier.path": "none",  # entities are what it learns
+        },
     )
     unprojected: list[dict] = []
     data = examples(nlp, gold, texts, unprojected)

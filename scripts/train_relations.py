@@ -1,6 +1,7 @@
 """Train the relation classifier (kg/nlp/data/relation_classifier.msgpack).
 
 Usage: python scripts/train_relations.py [--gold FILE ...] [--abstracts FILE] [--folds 4]
+       [--pipeline fast|accurate] [--set KEY=VALUE ...]
 
 Every ordered pair of a paper's entities that some relation type can join is an example
 (kg/nlp/relation_pairs.py), labelled with the gold relation between the two gold entities
@@ -26,6 +27,7 @@ import numpy as np
 from train_entities import (
     CLASSES,
     TRAINING,
+    add_pipeline_inputs,
     add_training_inputs,
     examples_by_paper,
     load_records,
@@ -34,7 +36,7 @@ from train_entities import (
 
 from kg.eval.scoring import _type
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.pipeline import load_pipeline
+from kg.nlp.pipeline import load_pipeline, pipeline_config
 from kg.nlp.relation_pairs import PairCandidate, allowed_types
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
@@ -75,11 +77,22 @@ def pair_examples(pairs: list[PairCandidate], gold: dict) -> list[Example]:
 
 
 def cross_fitted_examples(
-    gold: list[dict], texts: dict[str, str], *, folds: int, seeds: int, epochs: int, work: Path
+    gold: list[dict],
+    texts: dict[str, str],
+    *,
+    folds: int,
+    seeds: int,
+    epochs: int,
+    work: Path,
+    config: Path | None = None,
+    settings: dict[str, object] | None = None,
 ) -> list[list[Example]]:
     """Return each paper's pair examples, its entities found by an entity classifier
-    trained on the other folds."""
-    rules_only = load_pipeline(overrides={"components.kg_entities.classifier.path": "none"})
+    trained on the other folds, in the pipeline ``config`` changed by ``settings``."""
+    settings = {**(settings or {}), "components.kg_relations.classifier.path": "none"}
+    rules_only = load_pipeline(
+        config=config, overrides={**settings, "components.kg_entities.classifier.path": "none"}
+    )
     entity_examples = examples_by_paper(rules_only, gold, texts)
     per_paper: list[list[Example]] = [[] for _ in gold]
     for fold in range(folds):
@@ -87,9 +100,9 @@ def cross_fitted_examples(
         model = AveragedPerceptron.ensemble(CLASSES, train, seeds=seeds, epochs=epochs, jobs=2)
         path = work / f"entities-{fold}.json"
         model.to_disk(path)
-        nlp = load_pipeline(overrides={
+        nlp = load_pipeline(config=config, overrides={
+            **settings,
             "components.kg_entities.classifier.path": str(path),
-            "components.kg_relations.classifier.path": "none",
         })  # fmt: skip
         held = [k for k in range(len(gold)) if k % folds == fold and gold[k]["id"] in texts]
         docs = nlp.pipe((clean_text(texts[gold[k]["id"]]) for k in held), batch_size=64)
@@ -171,6 +184,7 @@ def _allowed(feats: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_training_inputs(parser)
+    add_pipeline_inputs(parser)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--entity-seeds", type=int, default=2)
     parser.add_argument("--entity-epochs", type=int, default=10)
@@ -195,6 +209,7 @@ def main() -> None:
             per_paper = cross_fitted_examples(
                 gold, texts, folds=args.folds, seeds=args.entity_seeds,
                 epochs=args.entity_epochs, work=Path(work),
+                config=pipeline_config(args.pipeline), settings=dict(args.settings),
             )  # fmt: skip
         if args.examples:
             args.examples.write_text(json.dumps(per_paper))

@@ -79,6 +79,13 @@ FILES = {
         "out-of-fold outputs (training/assets/tagger_oof.msgpack)",
         "MIT (only weights over feature strings ship)",
     ),
+    "relation_classifier_accurate.msgpack": (
+        "the accurate pipeline's relation classifier: as relation_classifier.msgpack, trained "
+        "on the entity pairs of the accurate pipeline's cross-fitted entities",
+        f"scripts/train_relations.py --pipeline accurate on {GOLD}, with the tagger's "
+        "out-of-fold outputs (training/assets/tagger_oof.msgpack)",
+        "MIT (only weights over feature strings ship)",
+    ),
     "tagger/model.onnx": (
         "encoder tagger: all-MiniLM-L6-v2 fine-tuned as a B-/I-/O tagger of the four "
         "entity types, with a word-shape embedding; ONNX, int8 weights",
@@ -195,7 +202,8 @@ def main() -> None:
         else old.get("performance_accurate", {}),
         "performance_notes": "paper-level F1 as ../shared/gold/README.md scores it; "
         "silver_test: ../shared/gold/silver/test.jsonl, dev: ../shared/gold/dev.jsonl, "
-        "cross_validation: held-out folds of the training data",
+        "cross_validation: held-out folds of the training data (cross_validate.py "
+        "--relation-examples: entity and relation classifiers trained on the other folds)",
         "files": file_records(),
         "tagger": tagger_record(old.get("tagger", {}), args.tagger_report, args.tagger_alone),
     }

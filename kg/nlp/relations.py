@@ -332,10 +332,12 @@ def make_relation_extractor(
 
 
 @registry.misc("kg.relation_classifier.v1")
-def load_relation_classifier(path: str = "") -> AveragedPerceptron | None:
-    """Load the entity-pair classifier (default: the shipped one; ``"none"``: rules only)."""
-    file = trained_file(path, "relation_classifier.msgpack", "relation classifier")
+def load_relation_classifier(
+    path: str = "", shipped: str = "relation_classifier.msgpack"
+) -> AveragedPerceptron | None:
+    """Load the entity-pair classifier (default: the shipped one, ``shipped`` in
+    kg/nlp/data; ``"none"``: rules only)."""
+    file = trained_file(path, shipped, "relation classifier")
     if file is None and path != "none":  # kg ships one: its absence is a broken install
-        shipped = nlp_data_dir() / "relation_classifier.msgpack"
-        raise FileNotFoundError(f"relation classifier {shipped} not found")
+        raise FileNotFoundError(f"relation classifier {nlp_data_dir() / shipped} not found")
     return AveragedPerceptron.from_disk(file) if file else None

@@ -109,6 +109,8 @@ def test_the_accurate_config_is_the_fast_one_with_the_tagger():
     assert accurate.pop("components.kg_tagger")["factory"] == '"kg_tagger"'
     classifier = "components.kg_entities.classifier"
     assert accurate[classifier].pop("shipped") == '"entity_classifier_accurate.msgpack"'
+    relations = "components.kg_relations.classifier"
+    assert accurate[relations].pop("shipped") == '"relation_classifier_accurate.msgpack"'
     steps = accurate["nlp"].pop("pipeline")
     assert steps == fast["nlp"].pop("pipeline").replace(
         '"kg_entities"', '"kg_tagger","kg_entities"'

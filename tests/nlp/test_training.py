@@ -26,11 +26,14 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         "train",
         "train-relations",
         "train-accurate",
+        "train-relations-accurate",
         "package",
         "evaluate",
+        "evaluate-accurate",
     ]
     assert set(config["workflows"]["all"]) <= set(commands)
-    for name in ("convert", "train", "train-relations", "clusters", "tagger", "train-accurate"):
+    for name in ("convert", "train", "train-relations", "clusters", "tagger", "train-accurate",
+                 "train-relations-accurate"):  # fmt: skip
         script = commands[name]["script"][0]
         path = script.split()[1]
         assert (PROJECT / path).resolve().is_file(), script
@@ -216,13 +219,20 @@ def test_cross_validation_names_a_setting_the_config_lacks():
     assert "components.kg_nowhere.size" in proc.stderr and "kg_nowhere" in proc.stderr
 
 
-def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads(tmp_path):
+@pytest.mark.parametrize("pipeline", ["fast", "accurate"])
+def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads(
+    tmp_path, pipeline
+):
     from kg.nlp import load_pipeline
+    from kg.nlp.pipeline import pipeline_config
 
     out = tmp_path / "relations.msgpack"
+    tagger_outputs = ROOT / "training/assets/tagger_oof.msgpack"
+    settings = ["--set", f"components.kg_tagger.outputs={tagger_outputs}"]
     said = _run(
         "scripts/train_relations.py", *_training_inputs(), "--limit", "16", "--folds", "2",
         "--entity-seeds", "1", "--entity-epochs", "2", "--seeds", "1", "--epochs", "2",
+        "--pipeline", pipeline, *(settings if pipeline == "accurate" else []),
         "--out", str(out),
     )  # fmt: skip
     assert "entity pairs from 16 abstracts" in said and "calibration" in said
@@ -230,7 +240,10 @@ def test_relation_training_smoke_run_gives_a_calibrated_model_the_pipeline_loads
     a, b = meta["calibration"]
     assert a > 0  # a larger margin over "no relation" means a likelier relation
     assert isinstance(meta["bias"], float)
-    nlp = load_pipeline(overrides={"components.kg_relations.classifier.path": str(out)})
+    nlp = load_pipeline(
+        config=pipeline_config(pipeline),
+        overrides={"components.kg_relations.classifier.path": str(out)},
+    )
     doc = nlp(
         "We propose StrideNet for temporal action detection. StrideNet uses a VideoMAE "
         "encoder and outperforms ActionFormer on THUMOS14."
@@ -262,8 +275,11 @@ def test_shipped_models_are_described_by_meta_json():
     assert (DATA / "entity_classifier.msgpack").read_bytes()[:1] != b"{"  # binary, not JSON
 
 
-def test_shipped_relation_classifier_carries_its_cross_validated_settings():
-    meta = AveragedPerceptron.from_disk(DATA / "relation_classifier.msgpack").meta
+@pytest.mark.parametrize(
+    "name", ["relation_classifier.msgpack", "relation_classifier_accurate.msgpack"]
+)
+def test_shipped_relation_classifier_carries_its_cross_validated_settings(name):
+    meta = AveragedPerceptron.from_disk(DATA / name).meta
     assert meta["calibration"][0] > 0 and meta["bias"] <= 0
 
 
