@@ -17,6 +17,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from thinc.api import Config
+
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import PIPELINES, load_pipeline, pipeline_config
 from kg.nlp.text import clean_text
@@ -139,6 +141,15 @@ def parse_setting(text: str) -> tuple[str, object]:
         return key, value
 
 
+def shipped_file(pipeline: str, component: str, default: str) -> Path:
+    """Return the file in kg/nlp/data that ``pipeline`` loads ``component``'s classifier
+    from: its config's ``shipped`` setting, else ``default``."""
+    config = Config().from_disk(pipeline_config(pipeline), interpolate=False)
+    return pipeline_config(pipeline).parent / config["components"][component]["classifier"].get(
+        "shipped", default
+    )
+
+
 def read_gold(paths: list[Path]) -> list[dict]:
     """Return the annotated papers of all ``paths`` (JSONL), in order."""
     return [json.loads(line) for path in paths for line in path.open(encoding="utf-8")]
@@ -151,12 +162,14 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=6, help="models averaged")
     parser.add_argument("--jobs", type=int, default=2, help="models trained at once")
-    parser.add_argument("--out", type=Path, default=ROOT / "kg/nlp/data/entity_classifier.msgpack")
+    parser.add_argument("--out", type=Path, help="default: the file the pipeline loads "
+                        "(kg/nlp/data/entity_classifier.msgpack for fast)")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument(
         "--report", type=Path, help="write the gold entities no candidate matched here (JSON)"
     )
     args = parser.parse_args()
+    out = args.out or shipped_file(args.pipeline, "kg_entities", "entity_classifier.msgpack")
     gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
@@ -181,9 +194,9 @@ def main() -> None:
     model = AveragedPerceptron.ensemble(
         CLASSES, data, seeds=args.seeds, epochs=args.epochs, jobs=args.jobs
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    model.to_disk(args.out)
-    print(f"wrote {args.out} ({len(model.weights)} features)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model.to_disk(out)
+    print(f"wrote {out} ({len(model.weights)} features)")
 
 
 if __name__ == "__main__":

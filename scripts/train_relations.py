@@ -32,6 +32,7 @@ from train_entities import (
     examples_by_paper,
     load_records,
     read_gold,
+    shipped_file,
 )
 
 from kg.eval.scoring import _type
@@ -42,7 +43,6 @@ from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
 from kg.schema import RELATION_TYPES
 
-ROOT = Path(__file__).resolve().parents[1]
 RELATION_CLASSES = ["O", *RELATION_TYPES]
 BIASES = (-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0)
 
@@ -190,13 +190,13 @@ def main() -> None:
     parser.add_argument("--entity-epochs", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=3, help="models averaged")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "kg/nlp/data/relation_classifier.msgpack"
-    )
+    parser.add_argument("--out", type=Path, help="default: the file the pipeline loads "
+                        "(kg/nlp/data/relation_classifier.msgpack for fast)")  # fmt: skip
     parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
     parser.add_argument("--examples", type=Path, help="reuse (or write) the pair examples here")
     parser.add_argument("--save", type=Path, help="write the cross-validated scores as JSON")
     args = parser.parse_args()  # fmt: skip
+    out = args.out or shipped_file(args.pipeline, "kg_relations", "relation_classifier.msgpack")
     gold = read_gold(args.gold or TRAINING)
     if args.limit:
         gold = gold[: args.limit]
@@ -232,9 +232,9 @@ def main() -> None:
     best = max(scores, key=lambda b: (scores[b]["f1"], b))
     print(f"decision bias (best cross-validated F1): {best}")
     model.meta = {"calibration": list(calibration), "bias": best}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    model.to_disk(args.out)
-    print(f"wrote {args.out} ({len(model.weights)} features)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model.to_disk(out)
+    print(f"wrote {out} ({len(model.weights)} features)")
 
 
 if __name__ == "__main__":
