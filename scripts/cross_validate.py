@@ -38,13 +38,14 @@ from train_entities import (
     examples,
     load_records,
     read_gold,
+    run_config,
 )
 from train_relations import RELATION_CLASSES, Example
 
 from kg.build import build
 from kg.eval import evaluate
 from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.pipeline import load_pipeline, pipeline_config
+from kg.nlp.pipeline import load_pipeline
 from kg.nlp.relations import load_relation_classifier
 from kg.nlp.vocabulary import write_phrase_stats
 
@@ -56,11 +57,6 @@ def fold_assignments(n: int, count: int) -> list[list[int]]:
     """Return ``count`` orderings of ``n`` papers; paper i goes to fold ``order[i] % k``.
     The first keeps the file order, the others are seeded shuffles (seeds 1, 2, ...)."""
     return [list(range(n))] + [random.Random(seed).sample(range(n), n) for seed in range(1, count)]
-
-
-def run_config(pipeline: str, settings: dict[str, object]) -> Config:
-    """Return the shipped pipeline's config with ``settings`` (spaCy's dotted keys) applied."""
-    return Config().from_disk(pipeline_config(pipeline), interpolate=False, overrides=settings)
 
 
 def cross_validate(
@@ -91,8 +87,10 @@ def cross_validate(
     per_paper = [examples(nlp, [g], texts) for g in gold]
     phrases = paper_phrases(nlp, gold, texts)
     stats = config["components"]["kg_entities"].get("phrase_stats", {})
-    relations = config["components"]["kg_relations"]["classifier"]
-    shipped = load_relation_classifier(**{k: v for k, v in relations.items() if k[0] != "@"})
+    shipped = None  # the shipped relation classifier: its decision bias and calibration
+    if relation_pairs is not None:
+        relations = config["components"]["kg_relations"]["classifier"]
+        shipped = load_relation_classifier(**{k: v for k, v in relations.items() if k[0] != "@"})
     out = []
     for k, order in enumerate(fold_assignments(len(gold), assignments)):
         preds: list[dict] = []
@@ -115,7 +113,7 @@ def cross_validate(
                 fold_config["components"]["kg_entities"]["phrase_stats"]["path"] = str(
                     run / "phrase_stats.tsv"
                 )
-            if relation_pairs is not None and shipped is not None:
+            if relation_pairs is not None and shipped is not None:  # none: rules only
                 pairs = [x for xs, held in zip(relation_pairs, part, strict=True) if not held
                          for x in xs]  # fmt: skip
                 relation_model = AveragedPerceptron.ensemble(

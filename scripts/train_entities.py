@@ -141,13 +141,17 @@ def parse_setting(text: str) -> tuple[str, object]:
         return key, value
 
 
+def run_config(pipeline: str, settings: dict[str, object] | None = None) -> Config:
+    """Return the shipped pipeline's config with ``settings`` (spaCy's dotted keys) applied."""
+    path = pipeline_config(pipeline)
+    return Config().from_disk(path, interpolate=False, overrides=settings or {})
+
+
 def shipped_file(pipeline: str, component: str, default: str) -> Path:
     """Return the file in kg/nlp/data that ``pipeline`` loads ``component``'s classifier
     from: its config's ``shipped`` setting, else ``default``."""
-    config = Config().from_disk(pipeline_config(pipeline), interpolate=False)
-    return pipeline_config(pipeline).parent / config["components"][component]["classifier"].get(
-        "shipped", default
-    )
+    classifier = run_config(pipeline)["components"][component]["classifier"]
+    return pipeline_config(pipeline).parent / classifier.get("shipped", default)
 
 
 def read_gold(paths: list[Path]) -> list[dict]:
