@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 
 from kg.errors import KgError
-from kg.query.explain import explain
+from kg.query.explain import explain, relations_of
+from kg.schema import RELATION_FLOOR
 
 from ._output import print_json, renamed, stdout
 
@@ -21,13 +23,27 @@ def explain_cmd(
     fmt: Annotated[
         Literal["text", "json"], typer.Option("--format", help="How to print it.")
     ] = "text",
+    relations: Annotated[
+        int, typer.Option(min=0, help="Its best-supported relations shown, with evidence.")
+    ] = 5,
+    min_confidence: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Show only relations at least this likely to be "
+            "right (default: the floor above which 9 in 10 are; 0: all).",
+        ),
+    ] = RELATION_FLOOR,
     db: Annotated[Path | None, typer.Option("--db", hidden=True)] = None,
 ) -> None:
-    """Show an entity of a build and the merges behind it.
+    """Show an entity of a build, the merges behind it and its relations' evidence.
 
     Its key, type, display name, aliases and support, and each merge that folded another
-    key into it, with its rule (acronym, separators, fuzzy), score
-    and the papers behind it. Reads the build's tables; writes nothing.
+    key into it, with its rule (acronym, separators, fuzzy), score and the papers behind
+    it; then its best-supported relations with the sentence (or the two sentences) of
+    their best paper, the head mention in [[ ]] and the tail in {{ }}. Reads the build's
+    tables; writes nothing.
 
     Examples:
 
@@ -47,8 +63,19 @@ def explain_cmd(
             f"no entity of {db} has the key, name or alias {what!r}; "
             "`kg query find-entity -p name=...` searches by part of a name"
         )
+    edges = (
+        {
+            e.entity["key"]: relations_of(
+                db, e.entity["key"], floor=min_confidence, limit=relations
+            )
+            for e in found
+        }
+        if relations
+        else {}
+    )
     if fmt == "json":
-        print_json([e.as_dict() for e in found])
+        print_json([{**e.as_dict(), "relations": [asdict(r) for r in
+                     edges.get(e.entity["key"], ([], 0))[0]]} for e in found])  # fmt: skip
         return
     for e in found:
         ent = e.entity
@@ -69,3 +96,16 @@ def explain_cmd(
                 f"{m.paper_count} papers: {papers}",
                 markup=False,
             )
+        if ent["key"] in edges:
+            _print_relations(*edges[ent["key"]], min_confidence)
+
+
+def _print_relations(rels, hidden: int, floor: float) -> None:
+    for r in rels:
+        stdout.print(f"  {r.head} {r.type} {r.tail}: {r.support} papers, confidence "
+                     f"{r.confidence:g}", markup=False)  # fmt: skip
+        for ev in r.evidence:
+            stdout.print(f"    {ev['paper']}: {ev['text']}", markup=False, soft_wrap=True)
+    if hidden:
+        stdout.print(f"  {hidden} relations below confidence {floor} not shown "
+                     "(--min-confidence 0 shows them)", markup=False)  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 from kg.errors import KgError
 from kg.resolve.merges import Merge, read_merges
 
-__all__ = ["Explanation", "explain"]
+__all__ = ["Explanation", "RelationEvidence", "explain", "marked_evidence", "relations_of"]
 
 
 @dataclass
@@ -58,3 +58,75 @@ def explain(build: str | Path, what: str, *, limit: int = 10) -> list[Explanatio
     for m in read_merges(merges_path(path), keys=[r["key"] for r in rows]):
         behind.setdefault(m.key, []).append(m)
     return [Explanation(r, behind.get(r["key"], [])) for r in rows]
+
+
+@dataclass
+class RelationEvidence:
+    """A relation of an entity, as the default view shows it: its other end, support,
+    confidence and the first evidence of each of its best papers, both mentions marked."""
+
+    type: str
+    head: str
+    tail: str
+    support: int
+    confidence: float
+    evidence: list[dict[str, Any]]
+
+
+def relations_of(
+    build: str | Path, key: str, *, floor: float, limit: int = 10, per_edge: int = 1
+) -> tuple[list[RelationEvidence], int]:
+    """Return the best-supported relations of the entity ``key`` with confidence at least
+    ``floor`` (``limit`` of them, ``per_edge`` evidence items each, one per paper) and how
+    many lie below the floor. Reads the build's tables; writes nothing."""
+    from kg.graph.store import TABLES, GraphTables
+    from kg.schema import ENTITY_TYPES, RELATION_TYPES
+
+    tables = GraphTables(Path(build) / TABLES)
+    found, hidden = [], 0
+    for rtype in RELATION_TYPES:
+        for u, v, _, data in tables.edges(rtype):
+            if key not in (u, v) or u.startswith("result:"):
+                continue
+            if data["confidence"] < floor:
+                hidden += 1
+                continue
+            found.append((u, v, rtype, data))
+    found.sort(key=lambda e: (-e[3]["support"], -e[3]["confidence"], e[2], e[0], e[1]))
+    found = found[:limit]
+    ends = {k for u, v, _, _ in found for k in (u, v)}
+    papers = {ev["paper"] for *_, d in found for ev in d["evidence"]}
+    names = {k: d["name"] for t in ENTITY_TYPES for k, d in tables.nodes(t) if k in ends}
+    texts = {d["paper_id"]: d["text"] for _, d in tables.nodes("Paper") if d["paper_id"] in papers}
+    out = []
+    for u, v, rtype, data in found:
+        items, seen = [], set()
+        for ev in data["evidence"]:
+            if ev["paper"] not in seen and len(items) < per_edge:
+                seen.add(ev["paper"])
+                items.append(marked_evidence(ev, texts.get(ev["paper"], "")))
+        out.append(RelationEvidence(rtype, names.get(u, u), names.get(v, v), data["support"],
+                                    data["confidence"], items))  # fmt: skip
+    return out, hidden
+
+
+def marked_evidence(ev: dict[str, Any], paper_text: str) -> dict[str, Any]:
+    """Return an evidence item's paper, sentences and text with the head mention in
+    ``[[ ]]`` and the tail mention in ``{{ }}``, and whether the text names both
+    (``names_both``: the words at each mention's offsets in the paper are in the text,
+    where ``head_at`` and ``tail_at`` say)."""
+    text = ev.get("text", "")
+    marks, named = [], 0
+    for side, (left, right) in (("head", ("[[", "]]")), ("tail", ("{{", "}}"))):
+        words = paper_text[slice(*ev[f"{side}_span"])] if ev.get(f"{side}_span") else ""
+        at = ev.get(f"{side}_at")
+        if at is None and words and words in text:  # evidence written before offsets in it
+            at = [text.index(words), text.index(words) + len(words)]
+        if words and at is not None and text[at[0] : at[1]] == words:
+            named += 1
+            marks += [(at[1], right), (at[0], left)]
+    for pos, mark in sorted(marks, reverse=True):
+        text = text[:pos] + mark + text[pos:]
+    return {"paper": ev["paper"], "sentences": ev.get("sentences", [ev.get("sentence")]),
+            "text": text, "confidence": ev.get("confidence"),
+            "names_both": named == 2}  # fmt: skip

@@ -13,7 +13,7 @@ from kg.schema import RELATION_ENDS
 if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
     from kg.nlp.extraction import PaperExtraction
 
-__all__ = ["paper_record", "result_id"]
+__all__ = ["paper_record", "relation_evidence", "result_id"]
 
 
 def result_id(paper_id: str, start: int, value: float) -> str:
@@ -26,6 +26,36 @@ def result_id(paper_id: str, start: int, value: float) -> str:
     """
     digest = hashlib.sha1(f"{paper_id}|{start}|{value!r}".encode()).hexdigest()[:16]
     return f"result:{digest}"
+
+
+def relation_evidence(ex: PaperExtraction, rel, head, tail) -> dict[str, Any]:
+    """Return the evidence of one relation read in a paper: the sentence that holds both
+    mentions, or the two sentences when they lie in two (``sentences``, joined in
+    ``text``, a gap between them marked " … "), with both mentions' offsets in the paper
+    (``head_span``, ``tail_span``) and in ``text`` (``head_at``, ``tail_at``)."""
+    sentences = sorted({head.sentence, tail.sentence})
+    parts, starts = [], {}
+    for k, i in enumerate(sentences):
+        if k:
+            parts.append(" " if i == sentences[0] + 1 else " … ")
+        starts[i] = sum(len(p) for p in parts)
+        parts.append(ex.sentence_text(i))
+
+    def at(m) -> list[int]:
+        shift = starts[m.sentence] - ex.sentences[m.sentence][0]
+        return [m.start + shift, m.end + shift]
+
+    return {
+        "sentence": rel.sentence,
+        "sentences": sentences,
+        "text": "".join(parts),
+        "head_span": [head.start, head.end],
+        "tail_span": [tail.start, tail.end],
+        "head_at": at(head),
+        "tail_at": at(tail),
+        "rule": rel.rule,
+        "confidence": rel.confidence,
+    }
 
 
 def paper_record(
@@ -97,16 +127,7 @@ def paper_record(
             },
         )
         item["confidence"] = max(item["confidence"], rel.confidence)
-        item["evidence"].append(
-            {
-                "sentence": rel.sentence,
-                "text": ex.sentence_text(rel.sentence),
-                "head_span": [h.start, h.end],
-                "tail_span": [t.start, t.end],
-                "rule": rel.rule,
-                "confidence": rel.confidence,
-            }
-        )
+        item["evidence"].append(relation_evidence(ex, rel, h, t))
     results = []
     for res in ex.results:
 
