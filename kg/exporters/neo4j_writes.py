@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kg.errors import ExportError
-from kg.graph.assemble import MAX_EVIDENCE
+from kg.graph.assemble import best_evidence, edge_confidence
 from kg.graph.model import (
     EDGE_ENDS,
     NODE_PROPERTIES,
     label_of_key,
 )
 from kg.graph.store import GraphSource, json_text
+from kg.schema import RELATION_TYPES
 from kg.util.tables import batched
 
 
@@ -60,20 +61,27 @@ def run_write(driver, database, query: str, rows: list[dict[str, Any]]):
         return session.execute_write(work)
 
 
-def merged_edge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-    """Combine an edge already in the database with the same edge from this load."""
+def merged_edge(
+    old: dict[str, Any] | None, new: dict[str, Any], rtype: str = ""
+) -> dict[str, Any]:
+    """Combine an edge already in the database with the same edge from this load (a
+    relation of ``rtype`` between entities takes the confidence of the evidence kept)."""
     if old is None:
         return new
     papers = list(old["papers"] or [])
     papers += [p for p in new["papers"] if p not in papers]
     fresh = set(new["papers"])
     kept = [e for e in json.loads(old["evidence"] or "[]") if e.get("paper") not in fresh]
-    evidence = (kept + json.loads(new["evidence"]))[:MAX_EVIDENCE]
+    evidence = best_evidence(rtype, kept + json.loads(new["evidence"]))
+    if rtype in RELATION_TYPES:  # the build's own (settled) confidence unless papers join
+        confidence = edge_confidence(evidence) if kept else new["confidence"]
+    else:
+        confidence = max(old["confidence"] or 0.0, new["confidence"])
     return {
         **new,
         "papers": papers,
         "support": len(papers),
-        "confidence": max(old["confidence"] or 0.0, new["confidence"]),
+        "confidence": confidence,
         "evidence": json_text(evidence),
     }
 
@@ -126,8 +134,9 @@ def load_shared_edges(driver, database, rtype, a, b, rows) -> Any:
         changed = []
         for row in rows:
             old = existing.get((row["u"], row["v"]))
-            merged = merged_edge(old, row["props"])
-            if old is None or any(merged[k] != old.get(k) for k in ("papers", "evidence")):
+            merged = merged_edge(old, row["props"], rtype)
+            if old is None or any(merged[k] != old.get(k) for k in
+                                  ("papers", "evidence", "confidence")):  # fmt: skip
                 changed.append({"u": row["u"], "v": row["v"], "props": merged})
         return tx.run(write, rows=changed).consume().counters if changed else None
 

@@ -7,6 +7,7 @@ from typing import Any
 import networkx as nx
 
 from kg.graph.model import check_edge_type
+from kg.schema import RELATION_TYPES
 
 __all__ = [
     "new_graph",
@@ -15,7 +16,13 @@ __all__ = [
     "add_paper",
     "paper_graph",
     "merge_edge",
+    "hide_unsure_relations",
+    "best_evidence",
+    "edge_confidence",
+    "settle_contradiction",
+    "CONTRADICTED",
     "MAX_EVIDENCE",
+    "SHOWN_EVIDENCE",
 ]
 
 MAX_EVIDENCE = 25
@@ -48,12 +55,51 @@ def add_entities(G: nx.MultiDiGraph, entities) -> None:
         G.add_node(ent.key, **entity_node(ent))
 
 
+SHOWN_EVIDENCE = 3
+"""Evidence items of distinct papers a reader is shown first for a relation: its
+confidence is the chance that most of them are right (:func:`edge_confidence`)."""
+
+
+def best_evidence(rtype: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the :data:`MAX_EVIDENCE` items an edge keeps: for a relation between
+    entities, the most confident first (then by paper and place); for other edges, the
+    first ones in the order given."""
+    if rtype not in RELATION_TYPES:
+        return items[:MAX_EVIDENCE]
+    return sorted(items, key=_evidence_rank)[:MAX_EVIDENCE]
+
+
+def _evidence_rank(ev: dict[str, Any]) -> tuple:
+    return (-ev.get("confidence", 0.0), ev["paper"], ev.get("sentence", 0),
+            ev.get("head_span") or [], ev.get("tail_span") or [])  # fmt: skip
+
+
+def edge_confidence(evidence: list[dict[str, Any]]) -> float:
+    """Return the chance that most of the first :data:`SHOWN_EVIDENCE` papers' evidence
+    of a relation is right (each paper's best item, its calibrated confidence taken as
+    independent): p1 for one paper, p1 p2 for two, two of three for more. Support does
+    not lift a relation its best papers do not show.
+
+    >>> edge_confidence([{"paper": "a", "confidence": 0.9}, {"paper": "b", "confidence": 0.8}])
+    0.72
+    """
+    best: dict[str, float] = {}
+    for ev in evidence:
+        best[ev["paper"]] = max(best.get(ev["paper"], 0.0), ev.get("confidence", 0.0))
+    p = sorted(best.values(), reverse=True)[:SHOWN_EVIDENCE]
+    if len(p) < 3:
+        return round(p[0] * (p[1] if len(p) == 2 else 1.0), 3) if p else 0.0
+    a, b, c = p
+    return round(a * b + a * c + b * c - 2 * a * b * c, 3)
+
+
 def merge_edge(data: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, Any]:
     """Fold one paper's edge ``row`` (from :func:`paper_graph`) into the edge ``data``.
 
-    Support counts distinct papers, confidence is the best, evidence keeps the first
-    :data:`MAX_EVIDENCE` items in the order the rows come. ``data`` is changed in place
-    and returned; ``None`` starts a new edge.
+    Support counts distinct papers and evidence keeps :data:`MAX_EVIDENCE` items
+    (:func:`best_evidence`). A relation between entities has the confidence of its
+    evidence (:func:`edge_confidence`), any other edge its best row's. ``data`` is
+    changed in place and returned; ``None`` starts a new edge.
     """
     paper = row["paper"]
     if data is None:
@@ -62,18 +108,35 @@ def merge_edge(data: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, An
             "support": 1,
             "confidence": row["confidence"],
             "papers": [paper],
-            "evidence": list(row["evidence"][:MAX_EVIDENCE]),
+            "evidence": best_evidence(row["type"], list(row["evidence"])),
         }
     else:
         if paper not in data["papers"]:
             data["papers"].append(paper)
             data["support"] += 1
         data["confidence"] = max(data["confidence"], row["confidence"])
-        room = MAX_EVIDENCE - len(data["evidence"])
-        data["evidence"].extend(row["evidence"][: max(room, 0)])
+        data["evidence"] = best_evidence(row["type"], data["evidence"] + list(row["evidence"]))
+    if row["type"] in RELATION_TYPES:
+        data["confidence"] = edge_confidence(data["evidence"])
     if row.get("mentions") is not None:
         data["mentions"] = row["mentions"]
     return data
+
+
+CONTRADICTED = ("OUTPERFORMS", "USES")
+"""Relations whose reverse between the same two entities contradicts them."""
+
+
+def settle_contradiction(forward: dict[str, Any], reverse: dict[str, Any]) -> None:
+    """Settle ``A -> B`` against ``B -> A`` of a :data:`CONTRADICTED` type by their
+    evidence: the less confident direction keeps the chance that it is right and the
+    other wrong, the more confident one its own (when they are equal both lose). Both
+    stay in the graph; ``confidence`` of each is changed in place."""
+    a, b = forward["confidence"], reverse["confidence"]
+    if a >= b:
+        reverse["confidence"] = round(b * (1 - a), 3)
+    if b >= a:
+        forward["confidence"] = round(a * (1 - b), 3)
 
 
 def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -179,3 +242,17 @@ def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:
         data = merge_edge(old, row)
         if old is None:
             G.add_edge(u, v, key=rtype, **data)
+
+
+def hide_unsure_relations(G: nx.MultiDiGraph, floor: float) -> dict[str, int]:
+    """Remove from ``G`` the relations between entities whose confidence is below
+    ``floor`` (what the default view leaves out); return how many of each type."""
+    hidden: dict[str, int] = {}
+    drop = []
+    for u, v, rtype, data in G.edges(keys=True, data=True):
+        if rtype in RELATION_TYPES and data.get("confidence", 0.0) < floor:
+            if G.nodes[u].get("label") != "Result":  # a result's metric is not a relation
+                drop.append((u, v, rtype))
+                hidden[rtype] = hidden.get(rtype, 0) + 1
+    G.remove_edges_from(drop)
+    return hidden

@@ -19,7 +19,13 @@ from typing import Any, Protocol
 
 import networkx as nx
 
-from kg.graph.assemble import entity_node, merge_edge, paper_graph
+from kg.graph.assemble import (
+    CONTRADICTED,
+    entity_node,
+    merge_edge,
+    paper_graph,
+    settle_contradiction,
+)
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from kg.resolve.resolver import Entity
 from kg.util.tables import (
@@ -151,10 +157,13 @@ def merge_edge_tables(
     """Fold the per-paper edge rows of ``directory`` into one row per edge; return how many
     (DuckDB held to ``memory``, spilling to ``spill_dir``).
 
-    Rows are sorted out of core by (type, from, to, paper), so an edge's papers and its
-    evidence come in paper-id order whatever order the papers were extracted in. Above
-    ``partition_rows`` rows, the edges are merged in partitions of about that many rows
-    (all rows of an edge fall in one partition); the output depends only on the rows.
+    Rows are sorted out of core by (type, the pair of ends, from, to, paper), so an
+    edge's papers come in paper-id order whatever order the papers were extracted in,
+    and an edge meets its reverse: of a :data:`~kg.graph.assemble.CONTRADICTED` type the
+    two are settled by their evidence (:func:`~kg.graph.assemble.settle_contradiction`).
+    Above ``partition_rows`` rows, the edges are merged in partitions of about that many
+    rows (all rows of an edge and its reverse fall in one partition); the output depends
+    only on the rows.
     """
     directory = Path(directory)
     out = ShardWriter(directory / EDGES, _edge_schema(), rows_per_shard=EDGE_ROWS_PER_SHARD)
@@ -167,19 +176,32 @@ def merge_edge_tables(
         for part in range(parts):
             rows = iter_rows(
                 con,
-                f"SELECT u, v, type, row FROM {source} WHERE hash(type, u, v) % $1 = $2 "
-                "ORDER BY type, u, v, paper",
+                f"SELECT least(u, v), greatest(u, v), u, v, type, row FROM {source} "
+                "WHERE hash(type, least(u, v), greatest(u, v)) % $1 = $2 "
+                "ORDER BY type, least(u, v), greatest(u, v), u, v, paper",
                 [parts, part],
             )
-            for (u, v, rtype), group in groupby(rows, key=lambda r: r[:3]):
-                data = None
-                for *_, row in group:
-                    data = merge_edge(data, json.loads(row))
-                evidence = json_text(data.pop("evidence"))
-                out.add({"u": u, "v": v, "type": rtype, "support": data["support"],
-                         "data": json_text(data), "evidence": evidence})  # fmt: skip
+            for (_, _, rtype), group in groupby(rows, key=lambda r: (r[0], r[1], r[4])):
+                for (u, v), data in _fold_pair(rtype, group):
+                    evidence = json_text(data.pop("evidence"))
+                    out.add({"u": u, "v": v, "type": rtype, "support": data["support"],
+                             "data": json_text(data), "evidence": evidence})  # fmt: skip
     out.close()
     return out.written
+
+
+def _fold_pair(rtype: str, rows) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+    """Fold the rows of an edge and of its reverse into one edge each, settling the two
+    when they contradict each other."""
+    edges = []
+    for (u, v), group in groupby(rows, key=lambda r: (r[2], r[3])):
+        data = None
+        for *_, row in group:
+            data = merge_edge(data, json.loads(row))
+        edges.append(((u, v), data))
+    if len(edges) == 2 and rtype in CONTRADICTED:
+        settle_contradiction(edges[0][1], edges[1][1])
+    return edges
 
 
 def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:
