@@ -3,7 +3,14 @@ relation types and the ends each joins."""
 
 from __future__ import annotations
 
-__all__ = ["EDGE_ENDS", "ENTITY_TYPES", "NODE_LABELS", "RELATION_ENDS", "RELATION_TYPES"]
+__all__ = [
+    "EDGE_ENDS",
+    "ENTITY_TYPES",
+    "NODE_LABELS",
+    "RELATION_ENDS",
+    "RELATION_FLOOR",
+    "RELATION_TYPES",
+]
 
 ENTITY_TYPES = ("Method", "Task", "Dataset", "Metric")
 """Entity types of the annotation guidelines."""
@@ -48,3 +55,9 @@ RELATION_ENDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 """Head and tail types each relation between entities joins (:data:`EDGE_ENDS` between
 entity labels: what extraction finds)."""
+
+RELATION_FLOOR = 0.91
+"""Relations less confident than this are kept in the graph but not shown by default (the
+saved queries' ``$min_confidence``, ``kg viz``, ``kg analyze``): the least confidence at
+and above which the shipped relation classifier's held-out pairs are right at least 90%
+of the time (``scripts/train_relations.py`` prints it and stores it as ``floor``)."""

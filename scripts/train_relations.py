@@ -45,6 +45,7 @@ from kg.schema import RELATION_TYPES
 
 RELATION_CLASSES = ["O", *RELATION_TYPES]
 BIASES = (-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0)
+FLOOR_PRECISION = 0.9  # relations shown by default are right this often on held-out folds
 
 Example = tuple[list[str], str]
 
@@ -175,6 +176,25 @@ def reliability(margins: list[tuple[float, bool]], ab: tuple[float, float]) -> l
             for k, (r, n) in sorted(bins.items())]  # fmt: skip
 
 
+def precision_floor(
+    margins: list[tuple[float, bool]], ab: tuple[float, float], target: float = FLOOR_PRECISION
+) -> tuple[float, float, int]:
+    """Return the least confidence (two decimals) at and above which the held-out pairs
+    are right at least ``target`` of the time, that precision and how many pairs it keeps:
+    the floor below which relations are hidden by default."""
+    a, b = ab
+    confs = sorted(((round(1 / (1 + np.exp(-(a * m + b))), 3), r) for m, r in margins),
+                   reverse=True)  # fmt: skip
+    floor, kept, right, best = 1.0, 0, 0, (1.0, 1.0, 0)
+    for conf, ok in confs:
+        kept += 1
+        right += ok
+        if right / kept >= target:
+            floor = conf
+            best = (float(np.ceil(floor * 100) / 100), right / kept, kept)
+    return best
+
+
 def _allowed(feats: list[str]) -> list[str]:
     pair = next(f for f in feats if f.startswith("pair=")).removeprefix("pair=")
     head, tail = pair.split(">")
@@ -227,11 +247,13 @@ def main() -> None:
     calibration = platt_calibration(near)
     print(f"calibration (held-out folds): a={calibration[0]}, b={calibration[1]}")
     print("\n".join(reliability(near, calibration)))
+    floor, precision, kept = precision_floor(near, calibration)
+    print(f"floor: confidence >= {floor} keeps {kept} held-out pairs, {precision:.3f} right")
     model = AveragedPerceptron.ensemble(RELATION_CLASSES, data, seeds=args.seeds,
                                         epochs=args.epochs, jobs=2)  # fmt: skip
     best = max(scores, key=lambda b: (scores[b]["f1"], b))
     print(f"decision bias (best cross-validated F1): {best}")
-    model.meta = {"calibration": list(calibration), "bias": best}
+    model.meta = {"calibration": list(calibration), "bias": best, "floor": floor}
     out.parent.mkdir(parents=True, exist_ok=True)
     model.to_disk(out)
     print(f"wrote {out} ({len(model.weights)} features)")

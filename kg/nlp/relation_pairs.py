@@ -160,6 +160,8 @@ def iter_pair_candidates(
     sides = [_group_features(g, k == main_group, proposed, info, sentences) for k, g in
              enumerate(groups)]  # fmt: skip
     placed = [_Placed(g, sentences) for g in groups]
+    confs = [int(next(f for f in side if f.startswith("conf=")).removeprefix("conf="))
+             for side in sides]  # fmt: skip
     for h, t in near_pairs(groups):
         head, tail = groups[h], groups[t]
         if not allowed_types(head.label, tail.label):
@@ -178,6 +180,7 @@ def iter_pair_candidates(
         feats.append(f"{pair}|n_head_type={min(per_label[head.label], 4)}")
         feats += [f"{pair}|{f}" for f in _between_features(doc, hm, tm, near)]
         feats.append(f"{pair}|main={int(h == main_group)}{int(t == main_group)}")
+        feats.append(f"{pair}|min_conf={min(confs[h], confs[t])}")
         yield PairCandidate(head, tail, hm, tm, sent, feats)
 
 
@@ -187,8 +190,11 @@ def _group_features(
     first = group.first
     rules = {info.get(mention_key(m), {}).get("rule", "?").rsplit(".", 1)[-1] for m in
              group.mentions}  # fmt: skip
+    confidence = max((info.get(mention_key(m), {}).get("confidence", 0.5) for m in
+                      group.mentions), default=0.5)  # fmt: skip
     feats = [
         f"main={int(is_main)}",
+        f"conf={min(int(confidence * 10), 9)}",
         f"proposed={int(any((m.start_char, m.end_char) in proposed for m in group.mentions))}",
         f"count={min(len(group.mentions), 4)}",
         f"first_sent={min(sentences.index(first.start), 4)}",
@@ -244,7 +250,43 @@ def _between_features(doc: Doc, hm: Span, tm: Span, apart: int) -> list[str]:
     if common is not None:
         feats.append(f"lca={common.lemma_.lower()}")
         feats.append(f"lca_dep=h:{hm.root.dep_},t:{tm.root.dep_}")
+        feats += _structure_features(hm, tm, common)
     return feats
+
+
+def _structure_features(hm: Span, tm: Span, common) -> list[str]:
+    """What the sentence's structure says of two mentions under their lowest common head:
+    the dependency path between them (labels up from the head mention, the common head's
+    lemma, labels down to the tail mention), whether they are conjuncts of one list and
+    how long that list is, and the words just before each mention ("our", "existing",
+    "such as")."""
+    up = _path_to(hm.root, common)
+    down = _path_to(tm.root, common)
+    feats = []
+    if len(up) + len(down) <= 4:
+        top = "H" if not up else "T" if not down else common.lemma_.lower()  # a mention itself
+        feats.append(f"path={'<'.join(up)}^{top}^{'>'.join(reversed(down))}")
+    labels = set(up) | set(down)
+    if labels and labels <= {"conj", "appos"}:
+        feats.append("coordinated")
+        members = sum(1 for t in common.children if t.dep_ == "conj") + 1
+        feats.append(f"list_size={min(members, 5)}")
+    if "appos" in labels:
+        feats.append("apposition")
+    for side, m in (("h", hm), ("t", tm)):
+        before = m.doc[max(m.start - 2, m.sent.start) : m.start]
+        feats += [f"{side}.prev={t.lemma_.lower()}" for t in before if not t.is_punct]
+        feats.append(f"{side}.dep={m.root.dep_}")
+    return feats
+
+
+def _path_to(token, top) -> list[str]:
+    """The dependency labels from ``token`` up to (not including) ``top``."""
+    labels = []
+    while token.i != top.i and len(labels) < 6:
+        labels.append(token.dep_)
+        token = token.head
+    return labels
 
 
 def _common_head(a, b):

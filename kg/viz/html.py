@@ -11,7 +11,7 @@ from typing import Any
 
 import networkx as nx
 
-from kg.graph.model import ENTITY_LABELS
+from kg.graph.model import ENTITY_LABELS, RELATION_TYPES
 from kg.util.files import atomic_write_text
 
 __all__ = ["viz_data", "write_html", "written_by_viz", "read_sentences", "paper_label", "LABELLED"]
@@ -199,6 +199,7 @@ def viz_data(
                 "aliases": [shown(a) for a in node.get("aliases") or []],
                 "papers": [pid for pid, _ in mentioning[:papers_per_node]],
                 "evidence": evidence,
+                "relations": _relations(G, key, evidence_per_node),
                 "rank": rank,
                 "x": round(pos[key][0] * scale, 1),
                 "y": round(pos[key][1] * scale, 1),
@@ -212,6 +213,26 @@ def viz_data(
         "labelled": LABELLED,
         "total_entities": sum(1 for _, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS),
     }
+
+
+def _relations(G: nx.MultiDiGraph, key: str, limit: int) -> list[dict[str, Any]]:
+    """The best-supported relations of an entity with the evidence of their best paper:
+    the sentence (or two) with the offsets of both mentions in it."""
+    edges = [(u, v, t, d) for u, v, t, d in G.out_edges(key, keys=True, data=True)]
+    edges += [(u, v, t, d) for u, v, t, d in G.in_edges(key, keys=True, data=True)]
+    edges = [e for e in edges if e[2] in RELATION_TYPES and G.nodes[e[0]].get("label")
+             in ENTITY_LABELS and e[3].get("evidence")]  # fmt: skip
+    edges.sort(key=lambda e: (-e[3].get("support", 1), -e[3].get("confidence", 0), *e[:3]))
+    out = []
+    for u, v, rtype, data in edges[:limit]:
+        ev = data["evidence"][0]
+        text = _BIDI.sub(lambda m: " " * len(m.group()), ev.get("text", ""))  # offsets kept
+        marks = [ev.get("head_at") or [0, 0], ev.get("tail_at") or [0, 0]]
+        out.append({"head": shown(G.nodes[u]["name"]), "type": rtype,
+                    "tail": shown(G.nodes[v]["name"]), "support": data.get("support", 1),
+                    "confidence": data.get("confidence"), "paper": ev["paper"],
+                    "text": text, "marks": marks})  # fmt: skip
+    return out
 
 
 def write_html(

@@ -24,7 +24,7 @@ from kg.query.sparql import (
     run_saved_sparql,
 )
 from tests.conftest import EXAMPLES
-from tests.query.test_queries import _example_params
+from tests.query.test_queries import _example_params, every_relation
 
 runner = CliRunner()
 
@@ -81,7 +81,7 @@ def _twins(build_dir, sample: bool):
     params = _example_params(sample)
     out = {}
     for q in list_sparql_queries():
-        given = params.get(q.name, {})
+        given = every_relation(q, params.get(q.name, {}))
         out[q.name] = (run_saved_sparql(sparql, q.name, given), run_saved(cypher, q.name, given))
     return out
 
@@ -141,10 +141,10 @@ def _hostile_graph() -> nx.MultiDiGraph:
             mention_count=1, proposed_count=0, benchmark=False,
         )  # fmt: skip
     evidence = [{"sentence": 0, "text": text, "head_span": [11, 24], "tail_span": [38, 46],
-                 "rule": "test", "confidence": 0.9, "paper": "p1"}]  # fmt: skip
+                 "rule": "test", "confidence": 0.95, "paper": "p1"}]  # fmt: skip
     G.add_edge(
         "method:odd-net", "method:base-net", key="USES", type="USES", support=1,
-        confidence=0.9, papers=["p1"], evidence=evidence,
+        confidence=0.95, papers=["p1"], evidence=evidence,
     )  # fmt: skip
     return G
 
