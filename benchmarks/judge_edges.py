@@ -10,10 +10,11 @@ drawn from those shown: the ones whose (type, head, tail) names hash lowest, so 
 builds draw the same edge when both have it. Each edge is looked up in the judgements
 (TSV: type, head, tail, evidence, verdict ``right``/``wrong``, why) by type, normalised
 names and a digest of the evidence a judge read (:func:`evidence_digest`): a verdict on
-other evidence is not taken for this one. An unjudged edge is reported and counted as not right (``--to-judge FILE`` writes those,
-with the evidence a judge reads, as JSON lines). Every sampled edge's evidence is checked
-to name both ends: each of its first ``--evidence`` items (one per paper) holds the words
-of both mentions its offsets give. Prints how many edges each type shows and hides by
+other evidence is not taken for this one. An unjudged edge is reported and counted as not
+right (``--to-judge FILE`` writes those, with the evidence a judge reads, as JSON lines).
+Every sampled edge's evidence is checked to name both ends: each of its first
+``--evidence`` items (one per paper) holds the words of both mentions where its offsets
+say. Prints how many edges each type shows and hides by
 default. Reads the build; writes only ``--to-judge``.
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from kg.graph.store import TABLES, GraphTables
 from kg.query import get_query
+from kg.query.explain import marked_evidence
 from kg.resolve.keys import normalise_name
 from kg.schema import ENTITY_TYPES, RELATION_TYPES
 
@@ -103,17 +105,12 @@ def read_edges(build: Path, floor: float, evidence: int):
 
 def evidence_item(ev: dict, paper_text: str) -> dict:
     """What a judge reads of one evidence item: its stored text with both mentions marked
-    (``[[head]]``, ``{{tail}}``), and whether that text holds both mentions."""
-    text = ev.get("text", "")
-    head = paper_text[slice(*ev["head_span"])] if ev.get("head_span") else ""
-    tail = paper_text[slice(*ev["tail_span"])] if ev.get("tail_span") else ""
-    both = bool(head) and bool(tail) and head in text and tail in text
-    marked = text
-    for words, (left, right) in ((head, ("[[", "]]")), (tail, ("{{", "}}"))):
-        if words and words in marked:
-            marked = marked.replace(words, f"{left}{words}{right}", 1)
-    return {"paper": ev["paper"], "text": marked, "head_words": head, "tail_words": tail,
-            "names_both": both}  # fmt: skip
+    (``[[head]]``, ``{{tail}}``), the words at its offsets, and whether the text names both."""
+    item = marked_evidence(ev, paper_text)
+    words = {side: paper_text[slice(*ev[f"{side}_span"])] if ev.get(f"{side}_span") else ""
+             for side in ("head", "tail")}  # fmt: skip
+    return {"paper": ev["paper"], "text": item["text"], "head_words": words["head"],
+            "tail_words": words["tail"], "names_both": item["names_both"]}  # fmt: skip
 
 
 def sample(edges: dict[str, list[dict]], top: int, random: int) -> list[dict]:
