@@ -10,6 +10,15 @@ from kg.errors import BuildError
 from kg.graph.store import TABLES
 
 
+def remembered_curation(settings: dict) -> str | None:
+    """The curation file a build's manifest settings (its ``pipeline``) remember, if any
+    (kept as ``{"path", "digest"}``; a build of an older kg kept the path alone)."""
+    kept = settings.get("curation")
+    if isinstance(kept, dict):
+        kept = kept.get("path")
+    return kept if isinstance(kept, str) and kept else None
+
+
 def _read_curation(path: str | Path | None, remembered_by: Path | None):
     """Read the curation file (None without one); one a build remembers but that is gone
     is an error that says so."""

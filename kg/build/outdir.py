@@ -34,6 +34,7 @@ __all__ = [
     "check_output_dir",
     "check_output_file",
     "check_output_folder",
+    "check_user_file",
     "derived_files",
     "mark_folder",
     "write_folder",
@@ -272,6 +273,32 @@ def check_not_in_build(path: Path, option: str) -> bool:
         f"{option} {path}: {path} {what}; kg never writes into a build's own files (only "
         f"{', '.join(DERIVED)} beside them). Write somewhere else"
     )
+
+
+def check_user_file(path: Path, *, inputs: Iterable[Path] = (), option: str = "-o") -> None:
+    """Raise :class:`OutputDirError` unless a command may write the user's file ``path``
+    (:func:`kg.util.files.write_user_file`): never inside a build (a build replaces itself
+    whole, and the file would be lost), never one of the command's ``inputs``, never a
+    read-only file or what is no file. A link is judged by the file it points to."""
+    real = Path(os.path.realpath(path))
+    build = build_holding(real)
+    if build is not None:
+        raise OutputDirError(
+            f"{option} {path}: {real} is inside the build in {build}, which is replaced "
+            "whole by the next build (the file would be lost); keep it beside your inputs"
+        )
+    if any(Path(os.path.realpath(p)) == real for p in inputs):
+        raise OutputDirError(
+            f"{option} {path}: {path} is an input of this command; kg never writes over an "
+            "input, even with --force. Write elsewhere"
+        )
+    if real.exists() and not real.is_file():
+        raise OutputDirError(f"{option} {path}: {real} is not a file; give a file name")
+    if real.exists() and not real.stat().st_mode & 0o222:
+        raise OutputDirError(
+            f"{option} {path}: {real} is read-only, so kg leaves it as it is; make it "
+            f"writable (chmod u+w {path}) or write elsewhere"
+        )
 
 
 def check_output_file(

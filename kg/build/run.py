@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg import __version__
-from kg.build.curation import CURATION_LOG, _read_curation, _write_curation_log
+from kg.build.curation import (
+    CURATION_LOG,
+    _read_curation,
+    _write_curation_log,
+    remembered_curation,
+)
 from kg.build.outdir import (
     check_output_dir,
     derived_files,
@@ -44,6 +49,7 @@ from kg.ingest.readers import InputFiles, list_inputs
 from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import resolve_table
+from kg.util.files import file_digest
 from kg.util.tables import DUCKDB_MEMORY, duckdb_connection, glob_of, release_memory, shard_files
 
 __all__ = ["BuildSummary", "build"]
@@ -151,44 +157,36 @@ def build(
         from kg.nlp.distributed import parse_scheduler
 
         parse_scheduler(scheduler)  # a typo fails here, before anything is written
-    from kg.nlp.pipeline import PIPELINES
-
-    if pipeline is None:
-        built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if add_to else {}
-        pipeline = built.get("name") if built.get("name") in PIPELINES else "fast"
-    if pipeline not in PIPELINES:
-        raise BuildError(f"unknown pipeline {pipeline!r}; choose from {', '.join(PIPELINES)}")
-    shipped = f"kg/nlp/data/{PIPELINES[pipeline]}"
+    built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if add_to else {}
+    about = _pipeline_settings(pipeline, config, base, min_confidence, built)
     settings = {
         "version": __version__,
-        "config": str(config)
-        if config
-        else "default (kg/nlp/data/pipeline.cfg)"
-        if pipeline == "fast"
-        else f"{pipeline} ({shipped})",
-        "base": base,
-        "min_confidence": min_confidence,
+        **about,
         "max_chars": max_chars,
         "fields": repr(fields or FieldMap()),
     }
     previous_inputs: list[str] = []
     updates: list[dict] = []
     if add_to:
-        previous_inputs = _check_add_to(out_dir, settings)
+        previous_inputs = _check_add_to(out_dir, about)
         updates = list((read_manifest(out_dir) or {}).get("updates") or [])
         if curation is None:
-            curation = ((read_manifest(out_dir) or {}).get("pipeline") or {}).get("curation")
+            curation = remembered_curation(built)
     curated_by = _read_curation(curation, out_dir if add_to else None)
+    if curation:
+        given.append(Path(curation))  # an input too: never deleted, whatever --force says
+        check_output_dir(out_dir, given, force=force)
+        about["curation"] = {"path": str(Path(curation).resolve()), "digest": curated_by.digest}
     if update is not None:
         updates.append(update)
     if on_inputs is not None:
         on_inputs(listed)
-    summary = BuildSummary(out_dir=out_dir, pipeline="custom" if config else pipeline)
+    summary = BuildSummary(out_dir=out_dir, pipeline=about["name"])
     if link is not None:
         summary.notes.append(f"{link} is a link to {out_dir}: the build was written there")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    curation = str(Path(curation).resolve()) if curation else None
-    state = {**settings, "inputs": listed.files, "add_to": add_to, "curation": curation}
+    state = {**settings, "inputs": listed.files, "add_to": add_to,
+             "curation": about.get("curation")}  # fmt: skip
     with locked(out_dir):
         check_output_dir(out_dir, given, force=force)  # again, now that no one else writes
         tmp = partial_dir(out_dir)
@@ -207,8 +205,8 @@ def build(
                 inputs=listed,
                 n_process=n_process,
                 batch_size=batch_size,
-                base=base,
-                config=config or (pipeline if pipeline != "fast" else None),
+                base=about["base"]["name"],
+                config=_config_to_load(about),
                 fields=fields,
                 max_chars=max_chars,
                 min_confidence=min_confidence,
@@ -243,13 +241,6 @@ def build(
                     f"messages above); {_kept(out_dir)}"
                 )
             (tmp / RESUME_STATE).unlink()
-            about = {
-                "name": summary.pipeline,
-                "config": settings["config"],
-                "min_confidence": min_confidence,
-            }
-            if curation:
-                about["curation"] = curation
             inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
             write_manifest(
                 tmp, version=__version__, inputs=inputs_all, pipeline=about, updates=updates
@@ -296,8 +287,9 @@ def _check_resume(tmp: Path, state: dict) -> None:
         before = json.loads((tmp / RESUME_STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         before = None
-    if before != json.loads(json.dumps(state)):
-        diff = sorted(k for k in state if before is None or before.get(k) != state[k])
+    now = json.loads(json.dumps(state))  # as it is kept: tuples are lists
+    if before != now:
+        diff = sorted(k for k in now if not isinstance(before, dict) or before.get(k) != now[k])
         raise BuildError(
             f"--resume: the interrupted build in {tmp} was asked for something else "
             f"({', '.join(diff) or 'unreadable state'} differ); run the same command again, "
@@ -305,21 +297,82 @@ def _check_resume(tmp: Path, state: dict) -> None:
         )
 
 
-def _check_add_to(out_dir: Path, settings: dict) -> list[str]:
+def _pipeline_settings(
+    pipeline: str | None, config, base: str | None, min_confidence: float, built: dict
+) -> dict:
+    """What extracts the papers, as the manifest keeps it: the pipeline's name, its config
+    (absolute path and digest), the base pipeline (name, version, digest) and the minimum
+    confidence. With ``--add-to`` (``built``: the build's own), what is not given is the
+    build's."""
+    from kg.nlp.pipeline import PIPELINES, base_settings, pipeline_config
+
+    kept_config = built.get("config")
+    if config is None and pipeline is None and built.get("name") == "custom":
+        config = kept_config.get("path") if isinstance(kept_config, dict) else kept_config
+    if pipeline is None:
+        pipeline = built.get("name") if built.get("name") in PIPELINES else "fast"
+    if pipeline not in PIPELINES:
+        raise BuildError(f"unknown pipeline {pipeline!r}; choose from {', '.join(PIPELINES)}")
+    path = Path(config).resolve() if config else pipeline_config(pipeline)
+    if not path.is_file():
+        raise BuildError(f"--config {config}: no such file; check the path")
+    kept_base = built.get("base")
+    if base is None and isinstance(kept_base, dict):
+        base = kept_base.get("name")
+    return {
+        "name": "custom" if config else pipeline,
+        "config": {"path": str(path), "digest": file_digest(path)},
+        "base": base_settings(base),
+        "min_confidence": min_confidence,
+    }
+
+
+def _config_to_load(about: dict) -> str | None:
+    """The config each extracting process loads: a custom one's path, else the shipped
+    pipeline's name (a Dask worker finds it in its own installation); None for fast."""
+    if about["name"] == "custom":
+        return about["config"]["path"]
+    return None if about["name"] == "fast" else about["name"]
+
+
+def _differences(kept: dict, now: dict) -> list[str]:
+    """The settings of ``now`` that differ from those a build ``kept``, said in words (a
+    manifest of an older kg, which kept fewer, is compared on what it kept)."""
+    out = []
+    if kept.get("name", now["name"]) != now["name"]:
+        out.append(f"pipeline: {kept['name']} then, {now['name']} now")
+    config = kept.get("config")
+    if isinstance(config, dict) and config.get("digest") != now["config"]["digest"]:
+        out.append(
+            f"config: {config.get('path')} (sha256 {str(config.get('digest'))[:12]}) then, "
+            f"{now['config']['path']} (sha256 {now['config']['digest'][:12]}) now"
+        )
+    base = kept.get("base")
+    if isinstance(base, dict) and base != now["base"]:
+        said = [f"{b.get('name')} {b.get('version')} (sha256 {str(b.get('digest'))[:12]})"
+                for b in (base, now["base"])]  # fmt: skip
+        out.append(f"base: {said[0]} then, {said[1]} now")
+    confidence = kept.get("min_confidence", now["min_confidence"])
+    if confidence != now["min_confidence"]:
+        out.append(f"min confidence: {confidence} then, {now['min_confidence']} now")
+    return out
+
+
+def _check_add_to(out_dir: Path, about: dict) -> list[str]:
     manifest = read_manifest(out_dir)
     if manifest is None or not (out_dir / TABLES / PAPERS).is_dir():
         raise BuildError(
             f"--add-to {out_dir}: no kg build with extraction tables there (a build of kg "
             f"{__version__} writes {TABLES}/); build it first without --add-to"
         )
-    pipeline = manifest.get("pipeline") or {}
-    for key in ("config", "min_confidence"):
-        if key in pipeline and pipeline[key] != settings[key]:
-            raise BuildError(
-                f"--add-to {out_dir}: that build used {key} {pipeline[key]!r}, this one "
-                f"{settings[key]!r}; the papers would not be extracted alike. Use the same "
-                "settings, or build everything afresh"
-            )
+    differ = _differences(manifest.get("pipeline") or {}, about)
+    if differ:
+        raise BuildError(
+            f"--add-to {out_dir}: that build's papers were extracted otherwise "
+            f"({'; '.join(differ)}), so new papers would not be extracted alike. Use the "
+            "same settings (leave out --pipeline, --config and --base to take the build's "
+            "own), or build everything afresh"
+        )
     return list(manifest.get("inputs") or [])
 
 

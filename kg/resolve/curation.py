@@ -34,6 +34,7 @@ split, merge, alias, retype, drop, rename, each to the graph the ones before lef
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ __all__ = [
     "append_entry",
     "apply_curation",
     "entry_toml",
+    "parse_curation",
     "read_curation",
 ]
 
@@ -95,6 +97,8 @@ class Curation:
 
     path: Path
     entries: list[CurationEntry] = field(default_factory=list)
+    digest: str = ""
+    """The SHA-256 of the file as read (a build's manifest keeps it)."""
 
     def of_kind(self, kind: str) -> list[CurationEntry]:
         return [e for e in self.entries if e.kind == kind]
@@ -104,36 +108,114 @@ def read_curation(path: str | Path) -> Curation:
     """Read and check a curation file; a mistake is a :class:`KgError` naming its line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as err:
         raise KgError(f"cannot read the curation file {path}: {err.strerror or err}") from None
+    return parse_curation(path, data)
+
+
+def parse_curation(path: Path, data: bytes) -> Curation:
+    """Check the bytes ``data`` of the curation file ``path`` as data: UTF-8 text, TOML,
+    sections of entries (tables) whose fields have the right types; a mistake is a
+    :class:`KgError` that says ``file:line: reason``."""
+    text = _utf8(path, data)
     try:
-        data = tomllib.loads(text)
+        tree = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise KgError(f"{path}: not TOML: {err}") from None
+        raise KgError(_toml_error(path, err)) from None
+    except RecursionError:
+        raise KgError(f"{path}: nested too deeply to be a curation file") from None
     starts = _entry_lines(text)
     entries = []
-    for kind, items in data.items():
-        if kind not in KINDS or not isinstance(items, list):
+    for kind, items in tree.items():
+        if kind not in KINDS:
             raise KgError(
                 f"{path}: unknown section {kind!r}: write [[drop]], [[retype]], [[rename]], "
                 "[[alias]], [[merge]] or [[split]] entries"
             )
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            line = _first_line(text, kind)
+            raise KgError(f"{path}:{line}: {kind} must be [[{kind}]] entries (TOML tables)")
         for i, item in enumerate(items):
             line = starts.get(kind, [])[i] if i < len(starts.get(kind, [])) else 0
             entries.append(_entry(path, kind, item, line))
     order = {k: i for i, k in enumerate(KINDS)}
     entries.sort(key=lambda e: (order[e.kind], e.line))
-    return Curation(path, entries)
+    return Curation(path, entries, hashlib.sha256(data).hexdigest())
+
+
+def _utf8(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise KgError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x}); save the file "
+            "as UTF-8"
+        ) from None
+
+
+def _toml_error(path: Path, err: tomllib.TOMLDecodeError) -> str:
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(err))
+    if m is None:
+        return f"{path}: not TOML: {err}"
+    return f"{path}:{m[1]}: not TOML: {str(err)[: m.start()]} (column {m[2]})"
+
+
+def _first_line(text: str, key: str) -> int:
+    for n, line in enumerate(text.split("\n"), 1):
+        if re.match(rf"\s*\[*\s*{re.escape(key)}\b", line):
+            return n
+    return 0
 
 
 def _entry_lines(text: str) -> dict[str, list[int]]:
+    """The line of each ``[[kind]]`` header, by kind; a header-like line inside a
+    multi-line string (a long ``why``) is text, not a header."""
     lines: dict[str, list[int]] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        m = re.match(r"\s*\[\[\s*([A-Za-z_]+)\s*\]\]", line)
-        if m:
-            lines.setdefault(m[1], []).append(n)
+    inside = None  # the quotes of the multi-line string a line starts in
+    for n, line in enumerate(text.split("\n"), 1):
+        if inside is None:
+            m = re.match(r"\s*\[\[\s*([A-Za-z_]+)\s*\]\]", line)
+            if m:
+                lines.setdefault(m[1], []).append(n)
+                continue
+        inside = _strings_after(line, inside)
     return lines
+
+
+def _strings_after(line: str, inside: str | None) -> str | None:
+    """Whether a multi-line string is open after ``line`` (its quotes), given whether one
+    was open before it."""
+    i = 0
+    while i < len(line):
+        if inside is not None:
+            if inside == '"""' and line[i] == "\\":
+                i += 2
+            elif line.startswith(inside, i):
+                i += 3
+                while i < len(line) and line[i] == inside[0]:  # """" ends with a quote
+                    i += 1
+                inside = None
+            else:
+                i += 1
+            continue
+        c = line[i]
+        if c == "#":
+            break
+        if line.startswith(('"""', "'''"), i):
+            inside, i = line[i : i + 3], i + 3
+        elif c == '"':
+            i += 1
+            while i < len(line) and line[i] != '"':
+                i += 2 if line[i] == "\\" else 1
+            i += 1
+        elif c == "'":
+            end = line.find("'", i + 1)
+            i = len(line) if end < 0 else end + 1
+        else:
+            i += 1
+    return inside
 
 
 def _entry(path: Path, kind: str, item: dict, line: int) -> CurationEntry:
@@ -158,6 +240,8 @@ def _entry(path: Path, kind: str, item: dict, line: int) -> CurationEntry:
     missing = sorted(f for f in _FIELDS[kind] if not item.get(f))
     if missing:
         raise KgError(f"{where}: needs {missing[0]}")
+    if kind == "merge":
+        _check_merge(where, key or f"{type_.lower()}:", item["into"])
     if kind == "retype" and item["to"] not in ENTITY_TYPES:
         raise KgError(f"{where}: to must be one of {', '.join(ENTITY_TYPES)}")
     return CurationEntry(
@@ -171,6 +255,20 @@ def _entry(path: Path, kind: str, item: dict, line: int) -> CurationEntry:
         why=item.get("why", ""),
         line=line,
     )
+
+
+def _check_merge(where: str, key: str, into: str) -> None:
+    """A merge joins two entities of one type: ``into`` is a key of ``key``'s type."""
+    if not re.fullmatch(r"(method|task|dataset|metric):\S+", into):
+        raise KgError(f"{where}: into = {into!r} is no entity key (method:..., task:..., ...)")
+    kind, other = key.split(":", 1)[0], into.split(":", 1)[0]
+    if kind != other:
+        raise KgError(
+            f"{where}: merges a {kind} into a {other}; a merge joins entities of one type "
+            f"(retype it first: [[retype]] to = \"{other.capitalize()}\")"
+        )
+    if key == into:
+        raise KgError(f"{where}: merges {key} into itself; leave the entry out")
 
 
 def entry_toml(entry: CurationEntry) -> str:
@@ -191,7 +289,8 @@ def _string(value: str) -> str:
     """A TOML basic string (JSON's escapes are TOML's)."""
     import json
 
-    return json.dumps(value, ensure_ascii=False)
+    # DEL is the one control character JSON leaves as it is and TOML refuses
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 @dataclass
@@ -271,7 +370,7 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
     def record(entry: CurationEntry, keys: set[str], what: str) -> None:
         out.log.append({"entry": entry.where(curation.path), "kind": entry.kind,
                         "target": entry.target, "matched": bool(keys), "keys": sorted(keys),
-                        "what": what if keys else "matched nothing in this build"})  # fmt: skip
+                        "what": what or "matched nothing in this build"})  # fmt: skip
 
     for entry in curation.entries:
         keys = select(entry)
@@ -286,16 +385,25 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
             for raw in taken:
                 canonical[raw] = kept
             canonical.pop(kept, None)
+            now = {kept}
             if key in taken and rest:  # the entity keeps its other names under one of them
                 new = min(rest)
                 for raw in rest:
                     canonical[raw] = new
                 canonical.pop(new, None)
-            record(entry, keys, f"took {', '.join(sorted(taken))} out of {key} as {kept}")
+                now.add(new)
+            moved = key not in now  # its key went with the names: a loaded database drops it
+            if moved:
+                out.removed.add(key)
+            record(entry, keys, f"took {', '.join(sorted(taken))} out of {key} as {kept}"
+                   + (f"; {key} is gone (now {', '.join(sorted(now))})" if moved else ""))
         elif entry.kind == "merge" and keys:
             into = final(entry.into) if exists(entry.into) else None
             if into is None:
                 record(entry, set(), "")
+                continue
+            if not keys - {into}:  # one entity already (an earlier entry merged them)
+                record(entry, set(), f"changed nothing: {entry.target} is {into} already")
                 continue
             move(keys, into, entry)
             record(entry, keys, f"merged into {into}")
@@ -342,14 +450,23 @@ HEADER = (
 
 def append_entry(path: str | Path, entry: CurationEntry) -> None:
     """Append ``entry`` to the curation file at ``path`` (made when missing), checking
-    that the file still reads before it is written."""
-    from kg.util.files import atomic_write_text
+    that the file reads before and after; the file is written through a link, keeping
+    its mode (:func:`kg.util.files.write_user_file`)."""
+    from kg.util.files import write_user_file
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    if path.exists():
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise KgError(f"cannot read the curation file {path}: {err.strerror or err}") from None
+        parse_curation(path, data)  # a mistake already there is said first, with its line
+        text = data.decode("utf-8")
+    else:
+        text = HEADER
     text = text + ("" if text.endswith("\n") else "\n") + "\n" + entry_toml(entry)
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise KgError(f"{path}: not TOML, so nothing was added: {err}") from None
-    atomic_write_text(path, text)
+        parse_curation(path, text.encode("utf-8"))
+    except KgError as err:
+        raise KgError(f"{err}; nothing was added") from None
+    write_user_file(path, text)

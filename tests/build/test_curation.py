@@ -161,7 +161,8 @@ def test_curation_survives_add_to(curated, tmp_path):
     papers = _by_paper(out)
     assert papers["p10"] == {"method:segformer"}
     manifest = json.loads((out / "kg-build.json").read_text())
-    assert manifest["pipeline"]["curation"] == str((base / "curation.toml").resolve())
+    kept = manifest["pipeline"]["curation"]
+    assert kept["path"] == str((base / "curation.toml").resolve()) and len(kept["digest"]) == 64
 
 
 def test_curation_file_mistakes_name_their_line(tmp_path):
