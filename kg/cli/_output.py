@@ -32,13 +32,15 @@ SAVED_BY = "kg eval"
 written over."""
 
 
-def check_save(path: Path | None, force: bool) -> None:
-    """Refuse ``--out PATH`` before any work when kg may not write it (see
-    :func:`kg.build.outdir.check_output_file`)."""
-    from kg.build.outdir import check_output_file
+def check_save(path: Path | None, force: bool, inputs: Iterable[Path | None] = ()) -> None:
+    """Refuse ``--out PATH`` before any work when kg may not write it: see
+    :func:`kg.build.outdir.check_output_file` and :func:`~kg.build.outdir.check_user_file`
+    (never one of the command's ``inputs``, whatever ``force`` says)."""
+    from kg.build.outdir import check_output_file, check_user_file
 
     if path is not None:
         check_output_file(path, force=force, ours=_saved_by_kg, option="-o/--out")
+        check_user_file(path, inputs=[p for p in inputs if p is not None], option="-o/--out")
 
 
 def _saved_by_kg(path: Path) -> bool:
@@ -50,12 +52,12 @@ def _saved_by_kg(path: Path) -> bool:
 
 
 def save_json(data: Any, path: Path | None) -> None:
-    """Write ``data`` (a dict) as JSON to ``path``, atomically, marked as kg's (nothing
-    when ``path`` is None)."""
-    from kg.util.files import atomic_write_text
+    """Write ``data`` (a dict) as JSON to ``path``, whole, marked as kg's (nothing when
+    ``path`` is None; through a link, keeping the file's mode)."""
+    from kg.util.files import write_user_file
 
     if path is not None:
-        atomic_write_text(path, _json_text({"tool": SAVED_BY, **data}) + "\n")
+        write_user_file(path, _json_text({"tool": SAVED_BY, **data}) + "\n")
 
 
 def progress(items: Iterable, description: str = "Working", total: int | None = None) -> Iterable:
@@ -164,6 +166,11 @@ def parse_params(items: Iterable[str], examples: dict[str, Any] | None = None) -
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise typer.BadParameter(f"--param {item!r}: write NAME=VALUE")
+        if not name.isidentifier():  # a query's parameter or variable is one word
+            raise typer.BadParameter(
+                f"--param {item!r}: {name!r} is no parameter name; NAME is letters, digits "
+                "and _ (not starting with a digit)"
+            )
         kind = type(examples[name]) if name in examples else None
         try:
             if kind is bool:

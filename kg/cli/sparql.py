@@ -104,11 +104,12 @@ def sparql(
         result = run_explained(engine, saved, params, saved.text)
     elif any(c in what for c in "{ \n") or what.endswith((".rq", ".sparql")):
         text = _query_text(what)
+        params = parse_params(param or [])
         if show:
-            print(text)
+            print(render_query(text, params), end="") if params else print(text)
             return
         engine = SparqlEngine(_build_dir(build), allow_service=allow_service)
-        result = engine.run(text, parse_params(param or []))
+        result = engine.run(text, params)
     else:
         raise KgError(
             f"{what!r} is neither a saved SPARQL query nor a query or .rq file; "
