@@ -67,7 +67,8 @@ def eval_cmd(
     if gold is None:
         raise typer.BadParameter("give the gold file after the build: kg eval BUILD GOLD")
     out, fmt = _old_output(out, save, fmt, json_out)
-    check_save(out, force)
+    read = build / "extractions.jsonl" if build.is_dir() else build
+    check_save(out, force, inputs=[gold, read, pairs])
     scores = evaluate_files(gold, build, explain=explain)
     if pairs is not None:
         from kg.eval.merges import read_pairs, score_merges
@@ -123,7 +124,7 @@ def eval_mentions_cmd(
     from kg.nlp import load_pipeline
 
     out, fmt = _old_output(out, save, fmt, json_out)
-    check_save(out, force)
+    check_save(out, force, inputs=[corpus])
     kind = corpus_format or ("scirex" if "scirex" in str(corpus).lower() else "scierc")
     docs = {"scierc": read_scierc, "scirex": read_scirex}[kind](corpus)
     if limit:

@@ -3,7 +3,6 @@ the build's canonical entities."""
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,18 +30,41 @@ class NamePair:
                 (self.type, normalise_name(self.b)))  # fmt: skip
 
 
+COLUMNS = ("type", "a", "b", "same", "source")
+"""The columns a pairs file's header names (``a_type`` may follow)."""
+
+
 def read_pairs(path: str | Path) -> list[NamePair]:
     """Read a TSV of labelled pairs: type, a, b, same (``yes``/``no``), source, and
     optionally a_type (``a``'s type when it differs); lines starting with ``#`` are
-    comments."""
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        rows = csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t")
-        for i, row in enumerate(rows, 2):
-            if row.get("same") not in ("yes", "no") or not row.get("a") or not row.get("b"):
-                raise ValueError(f"{path}:{i}: expected type, a, b, same (yes or no), source")
-            out.append(NamePair(row["type"], row["a"], row["b"], row["same"] == "yes",
-                                row.get("source") or "", row.get("a_type") or ""))  # fmt: skip
+    comments. A line that is none is an :class:`~kg.errors.InputError` (``file:line``)."""
+    from kg.errors import InputError
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(path, None, f"cannot read it ({err.strerror or err})") from None
+    out: list[NamePair] = []
+    header: list[str] | None = None
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8").rstrip("\r")
+        except UnicodeDecodeError:
+            raise InputError(path, n, "not UTF-8 text; save the file as UTF-8") from None
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            if not set(COLUMNS) <= set(cells):
+                raise InputError(path, n, f"the header names the columns {', '.join(COLUMNS)}")
+            header = cells
+            continue
+        row = dict(zip(header, cells, strict=False))
+        if row.get("same") not in ("yes", "no") or not all(row.get(c) for c in ("type", "a", "b")):
+            raise InputError(path, n, f"expected {', '.join(COLUMNS)} (same: yes or no)")
+        out.append(NamePair(row["type"], row["a"], row["b"], row["same"] == "yes",
+                            row.get("source") or "", row.get("a_type") or ""))  # fmt: skip
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,9 +156,10 @@ def _relations(
 
 def _value(v: Any) -> float | None:
     try:
-        return round(float(v), 4)
-    except (TypeError, ValueError):
+        value = float(v)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
         return None
+    return round(value, 4) if math.isfinite(value) else None
 
 
 def _results(
@@ -346,31 +348,65 @@ _NEEDS = {
 
 
 def _read_jsonl(path: Path, kind: str, left_out: list[str]) -> list[dict]:
-    """The records of a gold or prediction JSONL file; a line that is not one (malformed
-    JSON, a missing or mistyped key) is left out and said in ``left_out`` as
-    ``file:line: reason``."""
+    """The records of a gold or prediction JSONL file (a UTF-8 BOM is allowed); a line
+    that is not one (not UTF-8, malformed JSON, a missing or mistyped key, a confidence
+    that is no number from 0 to 1, a number too large) is left out and said in
+    ``left_out`` as ``file:line: reason``."""
     out = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                left_out.append(f"{path}:{number}: malformed JSON ({exc}); line left out")
-                continue
-            if not isinstance(record, dict):
-                bad = [f"not a JSON object but {type(record).__name__}"]
-            else:
-                needs = _NEEDS[kind].items()
-                bad = [f"{key!r} missing or not a {t.__name__}"
-                       for key, t in needs if not isinstance(record.get(key), t)]  # fmt: skip
-            if bad:
-                left_out.append(f"{path}:{number}: not a {kind} record ({'; '.join(bad)}); "
-                                "line left out")  # fmt: skip
-                continue
-            out.append(record)
+    papers: dict[str, int] = {}  # gold: each paper's line, so a repeat is counted once
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            why = _bad_line(raw, kind, number == 1)
+            if isinstance(why, dict) and kind == "gold":
+                key = paper_match_key(why["text_start"])
+                if key in papers:
+                    why = f"the paper of line {papers[key]} again ({key[:40]!r}): counted once"
+                papers.setdefault(key, number)
+            if isinstance(why, str):
+                left_out.append(f"{path}:{number}: {why}; line left out")
+            elif why is not None:
+                out.append(why)
     return out
+
+
+def _bad_line(raw: bytes, kind: str, first: bool) -> dict | str | None:
+    """The record on a line, or why it is none (None for a blank line)."""
+    try:
+        line = raw.decode("utf-8-sig" if first else "utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at {exc.start + 1})"
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return f"malformed JSON ({exc})"
+    if not isinstance(record, dict):
+        return f"not a {kind} record (not a JSON object but {type(record).__name__})"
+    bad = [f"{key!r} missing or not a {t.__name__}"
+           for key, t in _NEEDS[kind].items() if not isinstance(record.get(key), t)]  # fmt: skip
+    if bad:
+        return f"not a {kind} record ({'; '.join(bad)})"
+    return _bad_number(record) or record
+
+
+def _bad_number(record: dict) -> str | None:
+    """What is wrong with a record's numbers: a confidence that is no number from 0 to 1,
+    or a number too large to compare (None when nothing)."""
+    items = [*record["entities"], *record["relations"], *(record.get("results") or [])]
+    items += [m for e in record["entities"] if isinstance(e, dict)
+              for m in e.get("mentions") or [] if isinstance(m, dict)]  # fmt: skip
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        conf = item.get("confidence", 0.5)
+        ok = isinstance(conf, int | float) and not isinstance(conf, bool) and 0 <= conf <= 1
+        if not ok:  # NaN fails the comparison too
+            return f"confidence {conf!r} is no number from 0 to 1"
+        value = item.get("value")
+        if isinstance(value, int) and not isinstance(value, bool) and _value(value) is None:
+            return f"value {str(value)[:20]}… has {len(str(value))} digits: too large a number"
+    return None
 
 
 def evaluate_files(gold: str | Path, pred: str | Path, *, explain: bool = False) -> dict:
@@ -440,6 +476,13 @@ def format_table(scores: dict) -> str:
     for line in scores.get("left_out", []):
         lines.append(f"left out: {line}")
     if scores.get("pipeline"):
-        settings = ", ".join(f"{k} {v}" for k, v in scores["pipeline"].items())
+        settings = ", ".join(f"{k} {_setting(v)}" for k, v in scores["pipeline"].items())
         lines.append(f"pipeline: {settings}")
     return "\n".join(lines)
+
+
+def _setting(value: Any) -> str:
+    """A manifest setting in a few words: a file by its path, a base by name and version."""
+    if isinstance(value, dict):
+        return " ".join(str(value[k]) for k in ("name", "path", "version") if value.get(k))
+    return str(value)
