@@ -66,8 +66,10 @@ def update(
 ) -> None:
     """Fetch what is new since the last update and add it to a build.
 
-    Only new or changed papers are extracted; the build's exports are written again (and,
-    with --neo4j, the change is loaded into Neo4j).
+    Only new or changed papers are extracted, with the build's own settings (pipeline,
+    config, base pipeline, minimum confidence, curation file: kg-build.json keeps each by
+    path and digest); the build's exports are written again (and, with --neo4j, the
+    change is loaded into Neo4j). Run it from beside the build, not inside it.
 
     The fetched files are kept in OUT.updates/; the build's kg-build.json lists every
     update. Running it again at once changes nothing. The first update of a build needs
