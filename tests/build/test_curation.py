@@ -70,6 +70,15 @@ def _papers(path, texts, start=0):
     return path
 
 
+def papers_build(tmp_path_factory, name: str):
+    """A build of the curation tests' papers, no curation file: what the tests of other
+    commands read."""
+    base = tmp_path_factory.mktemp(name)
+    out = base / "out"
+    build([_papers(base / "papers.jsonl", TEXTS)], out)
+    return out
+
+
 @pytest.fixture(scope="module")
 def curated(tmp_path_factory):
     """A build of five abstracts without and with the curation file."""

@@ -132,7 +132,7 @@ def test_scale_add_to_refuses_other_settings_or_a_missing_build(corpus, tmp_path
     small = tmp_path / "small.jsonl"
     small.write_text(corpus.read_text().splitlines()[0] + "\n")
     build([small], out)
-    with pytest.raises(BuildError, match="min_confidence"):
+    with pytest.raises(BuildError, match="min confidence"):
         build([small], out, add_to=True, min_confidence=0.5)
 
 

@@ -12,20 +12,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from kg.build import build
 from kg.cli import app
 from kg.query import get_query
-from tests.build.test_curation import TEXTS, _papers
+from tests.build.test_curation import papers_build
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    base = tmp_path_factory.mktemp("cli-errors")
-    out = base / "out"
-    build([_papers(base / "papers.jsonl", TEXTS)], out)
-    return out
+    return papers_build(tmp_path_factory, "cli-errors")
 
 
 def _commands(group=None, path: tuple[str, ...] = ()):

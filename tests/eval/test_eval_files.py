@@ -9,19 +9,15 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from kg.build import build
 from kg.cli import app
-from tests.build.test_curation import TEXTS, _papers
+from tests.build.test_curation import papers_build
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    base = tmp_path_factory.mktemp("eval-files")
-    out = base / "out"
-    build([_papers(base / "papers.jsonl", TEXTS)], out)
-    return out
+    return papers_build(tmp_path_factory, "eval-files")
 
 
 def _predictions(db) -> list[dict]:
