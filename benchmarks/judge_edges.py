@@ -27,6 +27,7 @@ import json
 import sys
 from pathlib import Path
 
+from kg.graph.assemble import SHOWN_EVIDENCE
 from kg.graph.store import TABLES, GraphTables
 from kg.query import get_query
 from kg.query.explain import marked_evidence
@@ -36,7 +37,7 @@ from kg.schema import ENTITY_TYPES, RELATION_TYPES
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "edges" / "judgements.tsv"
 FIELDS = ["type", "head", "tail", "evidence", "verdict", "why"]
-EVIDENCE = 3
+EVIDENCE = SHOWN_EVIDENCE  # what a reader is shown first, and what confidence is of
 
 
 def default_floor() -> float:

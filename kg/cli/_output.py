@@ -18,6 +18,20 @@ stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
 
 
+MinConfidence = Annotated[
+    float,
+    typer.Option(
+        "--min-confidence",
+        min=0.0,
+        max=1.0,
+        help="Leave out relations less likely than this to be right (default: the floor "
+        "above which held-out relations are right 9 times in 10; 0 shows every one).",
+    ),
+]
+"""The option of the commands that show relations (the default is
+:data:`kg.schema.RELATION_FLOOR`)."""
+
+
 def _json_text(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 

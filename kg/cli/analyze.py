@@ -9,18 +9,7 @@ import typer
 
 from kg.schema import RELATION_FLOOR
 
-from ._output import renamed, stdout
-
-MinConfidence = Annotated[
-    float,
-    typer.Option(
-        "--min-confidence",
-        min=0.0,
-        max=1.0,
-        help="Leave out relations less likely than this to be right (default: the floor "
-        "above which held-out relations are right 9 times in 10; 0 shows every one).",
-    ),
-]
+from ._output import MinConfidence, renamed, stdout
 
 
 def _shown(G, floor: float) -> None:

@@ -12,7 +12,7 @@ from kg.errors import KgError
 from kg.query.explain import explain, relations_of
 from kg.schema import RELATION_FLOOR
 
-from ._output import print_json, renamed, stdout
+from ._output import MinConfidence, print_json, renamed, stdout
 
 
 def no_entity(db: Path, what: str) -> KgError:
@@ -38,15 +38,7 @@ def explain_cmd(
     relations: Annotated[
         int, typer.Option(min=0, help="Its best-supported relations shown, with evidence.")
     ] = 5,
-    min_confidence: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="Show only relations at least this likely to be "
-            "right (default: the floor above which 9 in 10 are; 0: all).",
-        ),
-    ] = RELATION_FLOOR,
+    min_confidence: MinConfidence = RELATION_FLOOR,
     db: Annotated[Path | None, typer.Option("--db", hidden=True)] = None,
 ) -> None:
     """Show an entity of a build, the merges behind it and its relations' evidence.
@@ -72,16 +64,8 @@ def explain_cmd(
     found = explain(db, what)
     if not found:
         raise no_entity(db, what)
-    edges = (
-        {
-            e.entity["key"]: relations_of(
-                db, e.entity["key"], floor=min_confidence, limit=relations
-            )
-            for e in found
-        }
-        if relations
-        else {}
-    )
+    keys = [e.entity["key"] for e in found]
+    edges = relations_of(db, keys, floor=min_confidence, limit=relations) if relations else {}
     if fmt == "json":
         print_json([{**e.as_dict(), "relations": [asdict(r) for r in
                      edges.get(e.entity["key"], ([], 0))[0]]} for e in found])  # fmt: skip

@@ -87,8 +87,12 @@ def edge_confidence(evidence: list[dict[str, Any]]) -> float:
     for ev in evidence:
         best[ev["paper"]] = max(best.get(ev["paper"], 0.0), ev.get("confidence", 0.0))
     p = sorted(best.values(), reverse=True)[:SHOWN_EVIDENCE]
-    if len(p) < 3:
-        return round(p[0] * (p[1] if len(p) == 2 else 1.0), 3) if p else 0.0
+    if not p:
+        return 0.0
+    if len(p) == 1:
+        return round(p[0], 3)
+    if len(p) == 2:
+        return round(p[0] * p[1], 3)
     a, b, c = p
     return round(a * b + a * c + b * c - 2 * a * b * c, 3)
 

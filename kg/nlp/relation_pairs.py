@@ -160,8 +160,7 @@ def iter_pair_candidates(
     sides = [_group_features(g, k == main_group, proposed, info, sentences) for k, g in
              enumerate(groups)]  # fmt: skip
     placed = [_Placed(g, sentences) for g in groups]
-    confs = [int(next(f for f in side if f.startswith("conf=")).removeprefix("conf="))
-             for side in sides]  # fmt: skip
+    confs = [_confidence_tenth(g, info) for g in groups]
     for h, t in near_pairs(groups):
         head, tail = groups[h], groups[t]
         if not allowed_types(head.label, tail.label):
@@ -190,11 +189,9 @@ def _group_features(
     first = group.first
     rules = {info.get(mention_key(m), {}).get("rule", "?").rsplit(".", 1)[-1] for m in
              group.mentions}  # fmt: skip
-    confidence = max((info.get(mention_key(m), {}).get("confidence", 0.5) for m in
-                      group.mentions), default=0.5)  # fmt: skip
     feats = [
         f"main={int(is_main)}",
-        f"conf={min(int(confidence * 10), 9)}",
+        f"conf={_confidence_tenth(group, info)}",
         f"proposed={int(any((m.start_char, m.end_char) in proposed for m in group.mentions))}",
         f"count={min(len(group.mentions), 4)}",
         f"first_sent={min(sentences.index(first.start), 4)}",
@@ -203,6 +200,13 @@ def _group_features(
     ]
     feats += [f"rule={r}" for r in sorted(rules)]
     return feats
+
+
+def _confidence_tenth(group: EntityGroup, info: dict) -> int:
+    """The tenth (0-9) of the confidence of a group's most confident mention."""
+    confidence = max((info.get(mention_key(m), {}).get("confidence", 0.5) for m in
+                      group.mentions), default=0.5)  # fmt: skip
+    return min(int(confidence * 10), 9)
 
 
 class _Placed:

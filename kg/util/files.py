@@ -16,13 +16,15 @@ def temp_sibling(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> Path:
     """Write ``text`` to ``path`` through a temporary sibling renamed over it, so a reader
-    (or a failure half-way) never sees half a file."""
+    (or a failure half-way) never sees half a file; with ``mode``, the file gets it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_sibling(path)
     try:
         tmp.write_text(text, encoding="utf-8")
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -42,13 +44,5 @@ def write_user_file(path: Path, text: str) -> Path:
     The checks come first (:func:`kg.build.outdir.check_user_file`)."""
     real = Path(os.path.realpath(path))
     mode = stat.S_IMODE(real.stat().st_mode) if real.exists() else None
-    real.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_sibling(real)
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write_text(real, text, mode=mode)
     return path
