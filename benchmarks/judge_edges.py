@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "edges" / "judgements.tsv"
 FIELDS = ["type", "head", "tail", "evidence", "verdict", "why"]
 EVIDENCE = SHOWN_EVIDENCE  # what a reader is shown first, and what confidence is of
+SUPPORT_BANDS = ((1, 1), (2, 2), (3, 5), (6, 10**9))
 
 
 def default_floor() -> float:
@@ -92,14 +93,15 @@ def read_edges(build: Path, floor: float, evidence: int):
             counts[rtype][0 if shown else 1] += 1
             if not shown:
                 continue
-            items, papers = [], set()
-            for ev in data["evidence"]:
+            items, confidences, papers = [], [], set()
+            for ev in data["evidence"]:  # most confident first: a paper's first is its best
                 if ev["paper"] not in papers and len(items) < evidence:
                     papers.add(ev["paper"])
                     items.append(evidence_item(ev, texts.get(ev["paper"], "")))
+                    confidences.append(ev.get("confidence", 0.0))
             edges[rtype].append({
                 "type": rtype, "head": names[u], "tail": names[v], "support": data["support"],
-                "confidence": data["confidence"], "evidence": items,
+                "confidence": data["confidence"], "confidences": confidences, "evidence": items,
             })  # fmt: skip
     return edges, counts
 
@@ -123,6 +125,20 @@ def sample(edges: dict[str, list[dict]], top: int, random: int) -> list[dict]:
         single = [r for r in rows if r["support"] == 1]
         single.sort(key=lambda r: draw_rank(rtype, r["head"], r["tail"]))
         out += [dict(r, kind="random", rank=i) for i, r in enumerate(single[:random], 1)]
+    return out
+
+
+def calibration_draw(edges: dict[str, list[dict]], per_band: int) -> list[dict]:
+    """Edges at any confidence to judge for the edge calibration
+    (scripts/calibrate_edges.py): per type and band of support (1, 2, 3-5, 6 or more
+    papers) the ``per_band`` whose names hash lowest."""
+    out = []
+    for rtype, rows in edges.items():
+        for low, high in SUPPORT_BANDS:
+            band = [r for r in rows if low <= r["support"] <= high]
+            band.sort(key=lambda r: draw_rank(rtype, r["head"], r["tail"]))
+            out += [dict(r, kind=f"support{low}", rank=i) for i, r in
+                    enumerate(band[:per_band], 1)]  # fmt: skip
     return out
 
 
@@ -172,7 +188,19 @@ def main() -> None:
     parser.add_argument("--evidence", type=int, default=EVIDENCE, help="items read per edge")
     parser.add_argument("--to-judge", type=Path, help="write the unjudged edges here (JSONL)")
     parser.add_argument("--show", action="store_true", help="print every edge and verdict")
+    parser.add_argument(
+        "--calibration-draw",
+        type=Path,
+        metavar="FILE",
+        help="write instead a draw of edges at any confidence, by support, "
+        "to judge for scripts/calibrate_edges.py (JSONL) and stop",
+    )
+    parser.add_argument("--per-band", type=int, default=6, help="edges per type and band")
     args = parser.parse_args()
+    if args.calibration_draw:
+        edges, _ = read_edges(args.build, 0.0, args.evidence)
+        write_to_judge(args.calibration_draw, calibration_draw(edges, args.per_band))
+        return
     floor = default_floor() if args.floor is None else args.floor
     judged = read_judgements(args.judgements) if args.judgements.exists() else {}
     edges, counts = read_edges(args.build, floor, args.evidence)
@@ -186,12 +214,19 @@ def main() -> None:
     if unjudged:
         print(f"{len(unjudged)} sampled edges have no judgement", file=sys.stderr)
         if args.to_judge:
-            with open(args.to_judge, "w", encoding="utf-8") as fh:
-                for item in unjudged:
-                    fields = ("type", "kind", "rank", "head", "tail", "support", "evidence")
-                    row = {k: item[k] for k in fields}
-                    row["digest"] = evidence_digest(item["evidence"])
-                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            write_to_judge(args.to_judge, unjudged)
+
+
+def write_to_judge(path: Path, items: list[dict]) -> None:
+    """Write edges as a judge reads them (JSONL), with the digest of their evidence and
+    the confidence of each paper shown."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for item in items:
+            fields = ("type", "kind", "rank", "head", "tail", "support", "confidences",
+                      "evidence")  # fmt: skip
+            row = {k: item[k] for k in fields}
+            row["digest"] = evidence_digest(item["evidence"])
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

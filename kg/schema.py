@@ -56,8 +56,10 @@ RELATION_ENDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 """Head and tail types each relation between entities joins (:data:`EDGE_ENDS` between
 entity labels: what extraction finds)."""
 
-RELATION_FLOOR = 0.91
+RELATION_FLOOR = 0.9
 """Relations less confident than this are kept in the graph but not shown by default (the
 saved queries' ``$min_confidence``, ``kg viz``, ``kg analyze``): the least confidence at
 and above which the shipped relation classifier's held-out pairs are right at least 90%
-of the time (``scripts/train_relations.py`` prints it and stores it as ``floor``)."""
+of the time (``scripts/train_relations.py`` prints it and stores it as ``floor``). An
+edge's confidence is calibrated on judged edges (:class:`kg.graph.assemble.EdgeCalibration`),
+so the edges at or above it too are right at least 9 times in 10."""

@@ -1,7 +1,7 @@
 // Title: Datasets and metrics used for a task
 // Answers: Which benchmarks and metrics are used for a task, and in how many papers?
 // Param: $task e.g. "image classification" -- a Task name, alias or key
-// Param: $min_confidence = 0.91 -- leave out relations less likely than this to be right (0-1; the default is the floor above which 9 in 10 held-out relations are right; 0 shows all)
+// Param: $min_confidence = 0.9 -- leave out relations less likely than this to be right (0-1; the default is the floor above which relations are right 9 times in 10, calibrated on held-out papers and judged edges; 0 shows all)
 // Both directions are matched forward (Dataset -> Task, Task -> Metric) so stores that keep
 // big relationship tables forward only can answer.
 MATCH (t:Task)

@@ -25,7 +25,7 @@ MinConfidence = Annotated[
         min=0.0,
         max=1.0,
         help="Leave out relations less likely than this to be right (default: the floor "
-        "above which held-out relations are right 9 times in 10; 0 shows every one).",
+        "above which relations are right 9 times in 10; 0 shows every one).",
     ),
 ]
 """The option of the commands that show relations (the default is

@@ -74,7 +74,7 @@ def merged_edge(
     kept = [e for e in json.loads(old["evidence"] or "[]") if e.get("paper") not in fresh]
     evidence = best_evidence(rtype, kept + json.loads(new["evidence"]))
     if rtype in RELATION_TYPES:  # the build's own (settled) confidence unless papers join
-        confidence = edge_confidence(evidence) if kept else new["confidence"]
+        confidence = edge_confidence(evidence, len(papers), rtype) if kept else new["confidence"]
     else:
         confidence = max(old["confidence"] or 0.0, new["confidence"])
     return {

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -19,6 +24,9 @@ __all__ = [
     "hide_unsure_relations",
     "best_evidence",
     "edge_confidence",
+    "majority_right",
+    "edge_calibration",
+    "EdgeCalibration",
     "settle_contradiction",
     "CONTRADICTED",
     "MAX_EVIDENCE",
@@ -74,27 +82,81 @@ def _evidence_rank(ev: dict[str, Any]) -> tuple:
             ev.get("head_span") or [], ev.get("tail_span") or [])  # fmt: skip
 
 
-def edge_confidence(evidence: list[dict[str, Any]]) -> float:
-    """Return the chance that most of the first :data:`SHOWN_EVIDENCE` papers' evidence
-    of a relation is right (each paper's best item, its calibrated confidence taken as
-    independent): p1 for one paper, p1 p2 for two, two of three for more. Support does
-    not lift a relation its best papers do not show.
+@dataclass(frozen=True)
+class EdgeCalibration:
+    """The chance that an edge is right, from the chance ``c`` that most of its shown
+    papers are right (:func:`majority_right` of their calibrated confidences), its type
+    and its support: ``sigmoid(intercept[type] + slope * logit(c) + support_weight *
+    log(min(support, cap)))``. Fitted by ``scripts/calibrate_edges.py`` on the edges of a
+    build judged by hand (``benchmarks/edges/calibration.tsv``); ``cap`` is the largest
+    support it saw. The default is none: ``c`` itself."""
 
-    >>> edge_confidence([{"paper": "a", "confidence": 0.9}, {"paper": "b", "confidence": 0.8}])
+    intercept: tuple[tuple[str, float], ...] = ()
+    slope: float = 1.0
+    support_weight: float = 0.0
+    cap: int = 1
+
+    def __call__(self, rtype: str, c: float, support: int) -> float:
+        if not self.intercept and self.slope == 1.0 and self.support_weight == 0.0:
+            return c
+        c = min(max(c, 1e-4), 1 - 1e-4)
+        z = dict(self.intercept).get(rtype, 0.0) + self.slope * math.log(c / (1 - c))
+        z += self.support_weight * math.log(min(max(support, 1), self.cap))
+        return 1 / (1 + math.exp(-z))
+
+
+@lru_cache(maxsize=1)
+def edge_calibration() -> EdgeCalibration:
+    """The shipped :class:`EdgeCalibration` (``kg/graph/data/edge_calibration.json``), or
+    none when that file is missing."""
+    path = Path(__file__).with_name("data") / "edge_calibration.json"
+    if not path.is_file():
+        return EdgeCalibration()
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return EdgeCalibration(tuple(sorted(data["intercept"].items())), float(data["slope"]),
+                           float(data["support_weight"]), int(data["cap"]))  # fmt: skip
+
+
+def edge_confidence(
+    evidence: list[dict[str, Any]],
+    support: int = 1,
+    rtype: str = "",
+    calibration: EdgeCalibration | None = None,
+) -> float:
+    """Return the chance that a relation is right as a reader sees it: that most of the
+    first :data:`SHOWN_EVIDENCE` papers' evidence shows it (p1 for one paper, p1 p2 for
+    two, two of three for more, each paper's best item, their calibrated confidences taken
+    as independent), calibrated on judged edges by type and support
+    (:class:`EdgeCalibration`; default: the shipped one).
+
+    >>> edge_confidence([{"paper": "a", "confidence": 0.9}, {"paper": "b", "confidence": 0.8}],
+    ...                 calibration=EdgeCalibration())
     0.72
     """
+    calibration = edge_calibration() if calibration is None else calibration
     best: dict[str, float] = {}
     for ev in evidence:
         best[ev["paper"]] = max(best.get(ev["paper"], 0.0), ev.get("confidence", 0.0))
-    p = sorted(best.values(), reverse=True)[:SHOWN_EVIDENCE]
+    if not best:
+        return 0.0
+    c = majority_right(sorted(best.values(), reverse=True)[:SHOWN_EVIDENCE])
+    return round(calibration(rtype, c, support), 3)
+
+
+def majority_right(p: list[float]) -> float:
+    """The chance that most of one, two or three independent items are right.
+
+    >>> round(majority_right([0.9, 0.8, 0.5]), 3)
+    0.85
+    """
     if not p:
         return 0.0
     if len(p) == 1:
-        return round(p[0], 3)
+        return p[0]
     if len(p) == 2:
-        return round(p[0] * p[1], 3)
-    a, b, c = p
-    return round(a * b + a * c + b * c - 2 * a * b * c, 3)
+        return p[0] * p[1]
+    a, b, c = p[:3]
+    return a * b + a * c + b * c - 2 * a * b * c
 
 
 def merge_edge(data: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +183,7 @@ def merge_edge(data: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, An
         data["confidence"] = max(data["confidence"], row["confidence"])
         data["evidence"] = best_evidence(row["type"], data["evidence"] + list(row["evidence"]))
     if row["type"] in RELATION_TYPES:
-        data["confidence"] = edge_confidence(data["evidence"])
+        data["confidence"] = edge_confidence(data["evidence"], data["support"], row["type"])
     if row.get("mentions") is not None:
         data["mentions"] = row["mentions"]
     return data

@@ -161,6 +161,7 @@ def iter_pair_candidates(
              enumerate(groups)]  # fmt: skip
     placed = [_Placed(g, sentences) for g in groups]
     confs = [_confidence_tenth(g, info) for g in groups]
+    forms = [_name_form(g.first) for g in groups]
     for h, t in near_pairs(groups):
         head, tail = groups[h], groups[t]
         if not allowed_types(head.label, tail.label):
@@ -173,13 +174,14 @@ def iter_pair_candidates(
         feats += [f"{pair}|rev_rule={r}" for r in sorted(found.get((t, h), ()))]
         if not found.get((h, t)) and not found.get((t, h)):
             feats.append(f"{pair}|no_rule")
+            feats.append(f"{pair}|min_conf={min(confs[h], confs[t])}")  # what no rule read
         if (h, t) in in_result or (t, h) in in_result:
             feats.append(f"{pair}|same_result")
         feats.append(f"{pair}|n_tail_type={min(per_label[tail.label], 4)}")
         feats.append(f"{pair}|n_head_type={min(per_label[head.label], 4)}")
         feats += [f"{pair}|{f}" for f in _between_features(doc, hm, tm, near)]
         feats.append(f"{pair}|main={int(h == main_group)}{int(t == main_group)}")
-        feats.append(f"{pair}|min_conf={min(confs[h], confs[t])}")
+        feats.append(f"{pair}|form={forms[h]}>{forms[t]}")
         yield PairCandidate(head, tail, hm, tm, sent, feats)
 
 
@@ -200,6 +202,18 @@ def _group_features(
     ]
     feats += [f"rule={r}" for r in sorted(rules)]
     return feats
+
+
+def _name_form(mention: Span) -> str:
+    """How a mention is written: ``N`` a name (a capital or a digit after its first
+    letter: "BERT", "ResNet-50", "Transformer-XL"), ``c`` a common-noun phrase; with ``s``
+    when its head word is plural ("general LLMs", "PointNet-based methods")."""
+    text = mention.text
+    named = any(ch.isupper() or ch.isdigit() for ch in text[1:]) or (
+        text[:1].isupper() and mention.start != mention.sent.start
+    )
+    plural = mention.root.tag_ in {"NNS", "NNPS"}
+    return ("N" if named else "c") + ("s" if plural else "")
 
 
 def _confidence_tenth(group: EntityGroup, info: dict) -> int:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import pytest
 
 from kg.graph.assemble import (
     MAX_EVIDENCE,
+    EdgeCalibration,
     best_evidence,
     edge_confidence,
     hide_unsure_relations,
@@ -35,20 +38,41 @@ def _fold(rows: list[dict]) -> dict:
 )  # fmt: skip
 def test_edge_confidence_is_the_chance_most_shown_papers_are_right(confs, expected):
     evidence = [{"paper": f"p{i}", "confidence": c} for i, c in enumerate(confs)]
-    assert edge_confidence(evidence) == pytest.approx(expected, abs=1e-3)
+    none = EdgeCalibration()
+    assert edge_confidence(evidence, len(confs), calibration=none) == pytest.approx(
+        expected, abs=1e-3
+    )
 
 
 def test_edge_confidence_counts_each_paper_once_by_its_best_item():
     evidence = [{"paper": "a", "confidence": 0.3}, {"paper": "a", "confidence": 0.9}]
-    assert edge_confidence(evidence) == 0.9
+    assert edge_confidence(evidence, calibration=EdgeCalibration()) == 0.9
 
 
-def test_edge_support_does_not_lift_what_the_best_papers_do_not_show():
-    """A list repeated in many papers with low confidence stays low: support alone does
-    not make an edge shown."""
-    many = _fold([_row(f"p{i:02}", 0.3) for i in range(40)])
-    assert many["support"] == 40
-    assert many["confidence"] < 0.3
+def test_edge_calibration_reads_type_confidence_and_support():
+    calibration = EdgeCalibration(
+        intercept=(("USES", -1.0), ("APPLIED_TO", 1.0)), slope=0.5, support_weight=0.3, cap=8
+    )
+    assert calibration("USES", 0.5, 1) == pytest.approx(1 / (1 + math.e))
+    assert calibration("USES", 0.9, 1) < calibration("APPLIED_TO", 0.9, 1)
+    assert calibration("USES", 0.6, 1) < calibration("USES", 0.9, 1)
+    assert calibration("USES", 0.6, 2) < calibration("USES", 0.6, 8) == calibration("USES", 0.6, 80)
+    assert EdgeCalibration()("USES", 0.37, 5) == 0.37
+
+
+def test_edges_are_calibrated_by_their_type_and_papers():
+    calibration = EdgeCalibration(intercept=(("USES", -2.0),), slope=1.0)
+    evidence = [{"paper": f"p{i}", "confidence": 0.8} for i in range(3)]
+    lowered = edge_confidence(evidence, 3, "USES", calibration)
+    assert lowered < edge_confidence(evidence, 3, "USES", EdgeCalibration()) == 0.896
+    assert edge_confidence(evidence, 3, "APPLIED_TO", calibration) == 0.896
+
+
+def test_merged_edges_take_the_shipped_calibration_of_their_type():
+    rows = [_row(f"p{i:02}", 0.6, "APPLIED_TO") for i in range(40)]
+    data = _fold(rows)
+    assert data["support"] == 40 and len(data["evidence"]) == MAX_EVIDENCE
+    assert data["confidence"] == edge_confidence(data["evidence"], 40, "APPLIED_TO")
 
 
 def test_relation_evidence_keeps_the_most_confident_first_whatever_the_paper_order():
@@ -56,7 +80,7 @@ def test_relation_evidence_keeps_the_most_confident_first_whatever_the_paper_ord
     forward, backward = _fold(rows), _fold(list(reversed(rows)))
     assert [e["paper"] for e in forward["evidence"]] == ["p01", "p03", "p02", "p00"]
     assert forward == {**backward, "papers": forward["papers"]}
-    assert forward["confidence"] == edge_confidence(forward["evidence"])
+    assert forward["confidence"] == edge_confidence(forward["evidence"], 4, "USES")
 
 
 def test_relation_evidence_is_capped():
@@ -125,6 +149,11 @@ def test_merged_tables_settle_an_edge_against_its_reverse(tmp_path, partition_ro
     edges = {(u, t, v): d for u, v, t, d in GraphTables(tmp_path).edges()}
     forward = edges[("method:a", "OUTPERFORMS", "method:b")]
     reverse = edges[("method:b", "OUTPERFORMS", "method:a")]
-    assert forward["support"] == 2 and forward["confidence"] == pytest.approx(0.72)
-    assert reverse["confidence"] == pytest.approx(0.5 * (1 - 0.72), abs=1e-3)
-    assert edges[("method:a", "USES", "method:c")]["confidence"] == 0.7
+    wins = edge_confidence([{"paper": "p1", "confidence": 0.9}, {"paper": "p2", "confidence": 0.8}],
+                           2, "OUTPERFORMS")  # fmt: skip
+    loses = edge_confidence([{"paper": "p3", "confidence": 0.5}], 1, "OUTPERFORMS")
+    assert loses < wins
+    assert forward["support"] == 2 and forward["confidence"] == wins
+    assert reverse["confidence"] == pytest.approx(loses * (1 - wins), abs=1e-3)
+    uses = edge_confidence([{"paper": "p2", "confidence": 0.7}], 1, "USES")
+    assert edges[("method:a", "USES", "method:c")]["confidence"] == uses

@@ -353,3 +353,29 @@ def test_tagger_training_smoke_run_gives_an_onnx_model_and_out_of_fold_outputs(t
     )
     doc = nlp("We fine-tune BERT on the SQuAD benchmark.")
     assert doc._.kg_tagger.shape == (len(doc), 9)
+
+
+def test_shipped_edge_calibration_is_what_calibrate_edges_fits(tmp_path):
+    """kg/graph/data/edge_calibration.json comes from the judged edges it names."""
+    out = tmp_path / "edge_calibration.json"
+    said = _run("scripts/calibrate_edges.py", "--out", str(out))
+    assert "<- chosen" in said
+    shipped = ROOT / "kg" / "graph" / "data" / "edge_calibration.json"
+    assert out.read_bytes() == shipped.read_bytes()
+    assert json.loads(out.read_text())["source"] == "benchmarks/edges/calibration.tsv"
+
+
+def test_calibrate_edges_refuses_verdicts_that_do_not_match_the_draw(tmp_path):
+    draw = tmp_path / "draw.jsonl"
+    draw.write_text(json.dumps({"type": "USES", "head": "A", "tail": "B", "support": 2,
+                                "confidences": [0.5, 0.4], "digest": "x"}) + "\n")  # fmt: skip
+    verdicts = tmp_path / "verdicts.tsv"
+    verdicts.write_text("type\thead\ttail\tverdict\twhy\nUSES\tA\tC\tright\tshown\n")
+    table = tmp_path / "table.tsv"
+    proc = _call("scripts/calibrate_edges.py", "--table", str(table), "--add", str(draw),
+                 str(verdicts))  # fmt: skip
+    assert proc.returncode != 0 and "verdicts.tsv:2: not a verdict on USES A B" in proc.stderr
+    assert not table.exists()
+    verdicts.write_text("type\thead\ttail\tverdict\twhy\nUSES\tA\tB\tright\tshown\n")
+    _run("scripts/calibrate_edges.py", "--table", str(table), "--add", str(draw), str(verdicts))
+    assert "0.500,0.400" in table.read_text()
