@@ -16,6 +16,7 @@ from kg.exporters.neo4j import (
     schema_statements,
 )
 from kg.exporters.neo4j_writes import merged_edge
+from kg.graph.assemble import edge_confidence
 from kg.graph.model import ENTITY_LABELS, NODE_LABELS
 from tests.conftest import EXAMPLES
 
@@ -69,7 +70,9 @@ def test_merged_relation_keeps_its_best_evidence_first_and_its_confidence():
            "evidence": json.dumps([{"paper": "p2", "confidence": 0.9}])}  # fmt: skip
     merged = merged_edge(old, new, "USES")
     assert [e["paper"] for e in json.loads(merged["evidence"])] == ["p2", "p1"]
-    assert merged["confidence"] == 0.36
+    both = [{"paper": "p2", "confidence": 0.9}, {"paper": "p1", "confidence": 0.4}]
+    assert merged["confidence"] == edge_confidence(both, 2, "USES")
+    assert merged["confidence"] != new["confidence"]
     assert merged_edge(None, new, "USES") == new
 
 
