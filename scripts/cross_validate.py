@@ -16,7 +16,9 @@ The relation classifier is the shipped one unless `--relation-examples` names th
 pairs train_relations.py cross-fitted (its `--examples` file, the same folds: paper i in
 fold i % folds): then each fold gets a relation classifier trained on the other folds'
 pairs, at the shipped one's decision bias and calibration. The shipped classifier has seen
-every training paper, so only the second gives held-out relation scores.
+every training paper, so only the second gives held-out relation scores. The decision that
+a number is a score (train_score_decision.py) is trained on the other folds too, unless
+the config turns it off (``components.kg_results.score_classifier.path=none``).
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ from train_entities import (
     run_config,
 )
 from train_relations import RELATION_CLASSES, Example
+from train_score_decision import NONE_BIAS, paper_examples
+from train_score_decision import train as train_score_decision
 
 from kg.build import build
 from kg.eval import evaluate
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.relations import load_relation_classifier
+from kg.nlp.text import clean_text
 from kg.nlp.vocabulary import write_phrase_stats
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
@@ -85,6 +90,8 @@ def cross_validate(
     )
     texts = {key: rec["abstract"] for key, rec in records.items()}
     per_paper = [examples(nlp, [g], texts) for g in gold]
+    numbers = [paper_examples(clean_text(texts.get(g["id"], "")), g["results"]) for g in gold]
+    score_setting = config["components"]["kg_results"].get("score_classifier", {})
     phrases = paper_phrases(nlp, gold, texts)
     stats = config["components"]["kg_entities"].get("phrase_stats", {})
     shipped = None  # the shipped relation classifier: its decision bias and calibration
@@ -123,6 +130,14 @@ def cross_validate(
                 relation_model.to_disk(run / "relations.json")
                 fold_config["components"]["kg_relations"]["classifier"]["path"] = str(
                     run / "relations.json"
+                )
+            if score_setting.get("path") != "none":  # the score decision of the other folds
+                held = [x for xs, h in zip(numbers, part, strict=True) if not h for x in xs]
+                score_model = train_score_decision(held, seeds=3, epochs=10)
+                score_model.meta = {"bias": {"none": NONE_BIAS}}
+                score_model.to_disk(run / "score.msgpack")
+                fold_config["components"]["kg_results"]["score_classifier"]["path"] = str(
+                    run / "score.msgpack"
                 )
             fold_config.to_disk(run / "pipeline.cfg")
             with (run / "held_out.jsonl").open("w", encoding="utf-8") as fh:

@@ -41,6 +41,13 @@ FILES = {
         f"scripts/train_relations.py on {GOLD}",
         "MIT (only weights over feature strings ship)",
     ),
+    "score_classifier.msgpack": (
+        "the decision that a number is a score, a change or no result: averaged perceptron "
+        "weights over the words around a number, with the bias cross-validation chose "
+        "(MessagePack)",
+        f"scripts/train_score_decision.py on the result rows of {GOLD}",
+        "MIT (only weights over feature strings ship)",
+    ),
     "entity_calibration.tsv": (
         "isotonic maps from an entity's score to the share of such entities that were right",
         f"scripts/calibrate_entities.py on held-out folds of {GOLD}",

@@ -14,6 +14,7 @@ from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.proposals import proposed_method
 from kg.nlp.result_linking import Mention, NumberRow, link_metric
+from kg.nlp.score_decision import decide, number_features
 from kg.resources import trained_file
 
 __all__ = [
@@ -21,6 +22,8 @@ __all__ = [
     "UP_WORDS",
     "ResultsExtractor",
     "change_cue",
+    "rule_delta",
+    "rule_features",
     "parse_number",
     "find_numbers",
 ]
@@ -138,11 +141,13 @@ class ResultsExtractor(KgComponent):
         max_gap: int = 8,
         number_parser=parse_number,
         metric_linker: AveragedPerceptron | None = None,
+        score_classifier: AveragedPerceptron | None = None,
     ):
         self.name = name
         self.max_gap = max_gap
         self.number_parser = number_parser
         self.metric_linker = metric_linker
+        self.score_classifier = score_classifier
 
     def process(self, doc: Doc) -> None:
         mentions = list(doc.spans.get(ENTITY_SPANS, []))
@@ -168,13 +173,33 @@ class ResultsExtractor(KgComponent):
                 if row is not None:
                     row["own"] = _is_own(row, text, own)
                     cue = change_cue(sent.text[:start], sent.text[end:])
-                    row["change"] = cue if row["delta"] else None
-                    rows.append(row)
-            by_sentence.append(rows)
+                    row["change"] = cue
+                    feats = number_features(sent.text, start, end, row["value"], unit, sign)
+                    feats += rule_features(sent.text, start, end, sign)
+                    rows.append((row, feats))
+            by_sentence.append(_respectively(self._decided(rows), in_sent, sent.text))
         if self.metric_linker is not None:
             self._link_metrics([r for rows in by_sentence for r in rows], metrics, text)
         for rows in by_sentence:
-            results.extend(_ranges_shared(rows, text))
+            results.extend(_lists_shared(_ranges_shared(rows, text), text))
+
+    def _decided(self, rows: list[tuple[dict, list[str]]]) -> list[dict]:
+        """The rows the score classifier keeps (all without one): a number it calls no
+        result goes, and it says which are deltas (:mod:`kg.nlp.score_decision`)."""
+        kept = []
+        if self.score_classifier is None:
+            decided = [("score", {}) for _ in rows]
+        else:
+            bias = self.score_classifier.meta.get("bias", {})
+            decided = decide(self.score_classifier, [f for _, f in rows], bias)
+        for (row, _), (kind, _) in zip(rows, decided, strict=True):
+            if kind == "none":
+                continue
+            if self.score_classifier is not None:  # held out, its delta beats the rules'
+                row["delta"] = kind == "delta"
+            row["change"] = row["change"] if row["delta"] else None
+            kept.append(row)
+        return kept
 
     def _link_metrics(self, rows: list[dict], metrics: list[Mention], text: str) -> None:
         """Let the trained linker choose each number's metric among the paper's Metric
@@ -229,9 +254,7 @@ class ResultsExtractor(KgComponent):
             metric_text = metric_span.text if metric_span is not None else None
         if unit is None and metric_text is None:
             return None
-        delta = (
-            bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(_DELTA_RIGHT.match(after))
-        )
+        delta = rule_delta(before, after, sign)
         method = _reported_method(sent, in_sent, main, s_char)
         datasets = [m for m in in_sent if m.label_ == "Dataset"]
         tasks = [m for m in in_sent if m.label_ == "Task"]
@@ -242,7 +265,7 @@ class ResultsExtractor(KgComponent):
             "metric": metric_text,
             "metric_span": _chars(metric_span),
             "method_span": _chars(method),
-            "dataset_span": _chars(_nearest(datasets, s_char)),
+            "dataset_span": _chars(_reported_dataset(datasets, s_char, e_char, text)),
             "task_span": _chars(tasks[0] if tasks else None),
             "condition": None,
             "start": s_char,
@@ -279,6 +302,17 @@ def _is_own(row: dict, text: str, own: set[str]) -> bool | None:
     return text[start:end].lower() in own
 
 
+def rule_delta(before: str, after: str, sign: str = "") -> bool:
+    """Whether the words next to a number say it is a change: a sign, or a word such as
+    "improves ... by" before it (``before``: the text before it in its sentence) or
+    "gain", "faster" after it (``after``).
+
+    >>> rule_delta("improves accuracy by ", "% over"), rule_delta("reaches ", "% accuracy")
+    (True, False)
+    """
+    return bool(sign) or bool(_DELTA_LEFT.search(before[-25:])) or bool(_DELTA_RIGHT.match(after))
+
+
 def change_cue(before: str, after: str) -> str | None:
     """Which way a reported change went, by the word that says so next to the number:
     ``"up"`` ("increases accuracy by 3%", "3% higher"), ``"down"`` ("reduces FID by 2.1",
@@ -302,6 +336,22 @@ def change_cue(before: str, after: str) -> str | None:
     return "up" if max(ups, default=-1) > max(downs, default=-1) else "down"
 
 
+def rule_features(sentence: str, start: int, end: int, sign: str = "") -> list[str]:
+    """What the rules read next to the number at ``sentence[start:end]``, as features of
+    the score decision (:mod:`kg.nlp.score_decision`): their delta flag and change cue,
+    and whether the number is an end of a range ("1-4", "75-80%").
+
+    >>> rule_features("it improves accuracy by 3% over X", 24, 26)
+    ['rule_delta=True', 'cue=None', 'range=False']
+    """
+    before, after = sentence[:start], sentence[end:]
+    ranged = bool(re.match(r"\s?(?:[-–—]|to)\s?\d", after)) or bool(
+        re.search(r"\d\s?(?:[-–—]|to)\s?$", before)
+    )
+    delta = rule_delta(before[-40:], after[:40], sign)
+    return [f"rule_delta={delta}", f"cue={change_cue(before, after)}", f"range={ranged}"]
+
+
 def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
     """Give both ends of a range ("7-15x faster") the metric and delta flag one of them has."""
     for a, b in itertools.pairwise(rows):
@@ -311,6 +361,47 @@ def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
                     x["metric"], x["metric_span"] = y["metric"], y["metric_span"]
                     x["confidence"] = y["confidence"]
             a["delta"] = b["delta"] = a["delta"] or b["delta"]
+    return rows
+
+
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+_ALIGNED = (("Dataset", "dataset_span"), ("Method", "method_span"), ("Metric", "metric_span"))
+
+
+def _respectively(rows: list[dict], in_sent: list[Span], sentence: str) -> list[dict]:
+    """Give each value of a "respectively" list its own data set, method or metric: in a
+    sentence with "respectively", when the sentence names as many data sets (methods,
+    metrics) as it reports numbers, the i-th number gets the i-th of them ("reaches 81.2
+    and 76.4 on A and B, respectively": 81.2 on A, 76.4 on B)."""
+    if len(rows) < 2 or not _RESPECTIVELY.search(sentence):
+        return rows
+    for label, field in _ALIGNED:
+        listed = sorted((m for m in in_sent if m.label_ == label), key=lambda m: m.start_char)
+        if len(listed) != len(rows) or len({m.text.lower() for m in listed}) != len(listed):
+            continue
+        for row, mention in zip(sorted(rows, key=lambda r: r["start"]), listed, strict=True):
+            row[field] = [mention.start_char, mention.end_char]
+            if field == "metric_span":
+                row["metric"] = mention.text
+    return rows
+
+
+_LIST_GAP = re.compile(r"\s*(?:,|/|;)?\s*(?:and|or)?\s*")
+
+
+def _lists_shared(rows: list[dict], text: str) -> list[dict]:
+    """Give the values of a list ("81.2, 76.4 and 90.1% accuracy", "52.9/54.3 mAP") the
+    metric one of them has: neighbours of one unit with only a comma, slash, "and" or
+    "or" between them, in both directions."""
+    for pairs in (list(itertools.pairwise(rows)), list(itertools.pairwise(rows[::-1]))):
+        for a, b in pairs:
+            first, second = (a, b) if a["start"] < b["start"] else (b, a)
+            gap = text[first["end"] : second["start"]]
+            if not gap or not _LIST_GAP.fullmatch(gap) or a["unit"] != b["unit"]:
+                continue
+            if b["metric"] is None and a["metric"] is not None:
+                b["metric"], b["metric_span"] = a["metric"], a["metric_span"]
+                b["confidence"] = a["confidence"]
     return rows
 
 
@@ -352,6 +443,21 @@ def _metric_before(mentions: list[Span], start_char: int, text: str) -> Span | N
     return best
 
 
+_CLAUSE_BREAK = re.compile(r";|,\s*(?:and|while|but|whereas|or)\b", re.I)
+
+
+def _reported_dataset(datasets: list[Span], s_char: int, e_char: int, text: str) -> Span | None:
+    """The data set a number is reported on: the nearest of the sentence's data sets that
+    no clause break (";", ", and", ", while") separates from the number, else the nearest
+    ("reaches 79.5 on A, and 81.3% on B": 81.3 is on B)."""
+
+    def rank(m: Span) -> tuple[int, int]:
+        gap = text[m.end_char : s_char] if m.end_char <= s_char else text[e_char : m.start_char]
+        return len(_CLAUSE_BREAK.findall(gap)), abs(m.start_char - s_char)
+
+    return min(datasets, key=rank) if datasets else None
+
+
 def _nearest(spans: list[Span], char: int) -> Span | None:
     return min(spans, key=lambda s: abs(s.start_char - char)) if spans else None
 
@@ -364,6 +470,17 @@ def load_metric_linker(path: str = "none") -> AveragedPerceptron | None:
     return AveragedPerceptron.from_disk(file) if file else None
 
 
+@registry.misc("kg.score_classifier.v1")
+def load_score_classifier(
+    path: str = "", shipped: str = "score_classifier.msgpack"
+) -> AveragedPerceptron | None:
+    """Load the decision that a number is a score, a change or no result (default: the
+    shipped one, made by scripts/train_score_decision.py; ``"none"``: every number the
+    rules read is kept)."""
+    file = trained_file(path, shipped, "score classifier")
+    return AveragedPerceptron.from_disk(file) if file else None
+
+
 @Language.factory(
     "kg_results",
     assigns=["doc._.kg_results"],
@@ -372,13 +489,16 @@ def load_metric_linker(path: str = "none") -> AveragedPerceptron | None:
         "max_gap": 8,
         "number_parser": {"@misc": "kg.parse_number.v1"},
         "metric_linker": {"@misc": "kg.metric_linker.v1", "path": "none"},
+        "score_classifier": {"@misc": "kg.score_classifier.v1", "path": ""},
     },
 )
 def make_results_extractor(
-    nlp: Language, name: str, max_gap: int, number_parser, metric_linker
+    nlp: Language, name: str, max_gap: int, number_parser, metric_linker, score_classifier
 ) -> ResultsExtractor:
     """Build the results extractor (``metric_linker``: the trained choice of each
-    number's metric, None for the rules alone)."""
+    number's metric, None for the rules alone; ``score_classifier``: the learned decision
+    that a number is a result, None to keep every number the rules read)."""
     return ResultsExtractor(
-        nlp, name, max_gap=max_gap, number_parser=number_parser, metric_linker=metric_linker
-    )
+        nlp, name, max_gap=max_gap, number_parser=number_parser, metric_linker=metric_linker,
+        score_classifier=score_classifier,
+    )  # fmt: skip

@@ -164,6 +164,7 @@ def paper_record(
                     "start": res.start,
                     "end": res.end,
                     "rule": res.rule,
+                    **_result_spans(ex, res, (method_id, dataset_id, metric_id)),
                 },
             }
         )
@@ -184,3 +185,15 @@ def paper_record(
         "relations": list(relations.values()),
         "results": results,
     }
+
+
+def _result_spans(ex, res, ids: tuple[str | None, ...]) -> dict[str, list[int]]:
+    """Where a result's method, data set and metric mentions are in the paper (those it
+    kept): ``method_span``, ``dataset_span``, ``metric_span``."""
+    out = {}
+    for field, index, kept in zip(("method_span", "dataset_span", "metric_span"),
+                                  (res.method, res.dataset, res.metric_mention), ids,
+                                  strict=True):  # fmt: skip
+        if index is not None and kept is not None:
+            out[field] = [ex.mentions[index].start, ex.mentions[index].end]
+    return out

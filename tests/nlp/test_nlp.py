@@ -45,6 +45,7 @@ def test_factory_registrations_are_exactly_kg_components():
         "kg.entity_classifier.v1",
         "kg.relation_classifier.v1",
         "kg.metric_linker.v1",
+        "kg.score_classifier.v1",
         "kg.parse_number.v1",
         "kg.phrase_stats.v1",
         "kg.entity_calibration.v1",
@@ -488,7 +489,7 @@ def test_results_patterns(nlp, sentence, value, unit, delta, metric):
     ("sentence", "expected"),
     [  # each number form: the (value, unit) rows the sentence gives
         ("FooNet reaches a BLEU-4 of 72,64% on WMT14.", [(72.64, "%")]),  # decimal comma
-        ("FooNet has a throughput of 1,234.5 and 91.2% accuracy.", [(1234.5, None), (91.2, "%")]),
+        ("FooNet reaches a throughput of 1,234.5 and 91.2% accuracy.", [(1234.5, None), (91.2, "%")]),
         ("FooNet improves accuracy by 5-15% over BarNet.", [(5.0, "%"), (15.0, "%")]),
         ("FooNet reaches 10.2%-14.3% accuracy.", [(10.2, "%"), (14.3, "%")]),
         ("FooNet reaches an accuracy of 85.3 ± 1.2 on BazSet.", [(85.3, None)]),  # spread
@@ -517,6 +518,44 @@ def test_results_say_whether_the_paper_s_own_method_or_a_baseline_reported_them(
     doc = nlp(clean_text(text))
     own = {r["value"]: r["own"] for r in doc._.kg_results}
     assert own[60.2] is True and own[55.1] is False  # the nearest subject's number
+
+
+def test_results_respectively_gives_each_value_its_own_data_set(nlp):
+    text = (
+        "FooNet reaches 81.2%, 76.4% and 90.1% accuracy on CIFAR-10, CIFAR-100 and ImageNet, "
+        "respectively."
+    )
+    doc = nlp(clean_text(text))
+    got = [(r["value"], r["metric"], doc.text[slice(*r["dataset_span"])]) for r in doc._.kg_results]
+    assert got == [(81.2, "accuracy", "CIFAR-10"), (76.4, "accuracy", "CIFAR-100"),
+                   (90.1, "accuracy", "ImageNet")]  # fmt: skip
+    doc = nlp(clean_text(text.replace(", respectively", "")))
+    datasets = [doc.text[slice(*r["dataset_span"])] for r in doc._.kg_results]
+    assert datasets == ["CIFAR-10"] * 3  # no "respectively": the nearest data set, as before
+
+
+def test_results_take_the_data_set_of_their_own_clause(nlp):
+    text = "FooNet reaches a BLEU-4 of 38.2 on MS COCO, and 81.3% top-1 accuracy on ImageNet."
+    doc = nlp(clean_text(text))
+    got = {r["value"]: doc.text[slice(*r["dataset_span"])] for r in doc._.kg_results}
+    assert got == {38.2: "MS COCO", 81.3: "ImageNet"}
+
+
+def test_results_score_decision_drops_what_the_classifier_calls_no_result(nlp):
+    from kg.nlp.score_decision import SCORE_CLASSES, choose, number_features
+
+    pipe = nlp.get_pipe("kg_results")
+    model = pipe.score_classifier
+    assert model is not None and model.classes == list(SCORE_CLASSES)
+    sentence = "FooNet reaches 71.3% accuracy on BazSet with 8 GPUs."
+    doc = nlp(clean_text(sentence))
+    kept = {r["value"] for r in doc._.kg_results}
+    for value, written in ((71.3, "71.3%"), (8.0, "8")):
+        start = sentence.index(written)
+        feats = number_features(sentence, start, start + len(written), value,
+                                "%" if "%" in written else None)  # fmt: skip
+        kind = choose(model.scores(feats), model.meta["bias"])
+        assert (value in kept) == (kind != "none" and value == 71.3)
 
 
 def test_results_skip_years_and_model_sizes(nlp):

@@ -25,6 +25,7 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         "convert",
         "train",
         "train-relations",
+        "train-score",
         "train-accurate",
         "train-relations-accurate",
         "package",
@@ -32,8 +33,8 @@ def test_project_yml_is_a_valid_spacy_project_with_the_full_workflow():
         "evaluate-accurate",
     ]
     assert set(config["workflows"]["all"]) <= set(commands)
-    for name in ("convert", "train", "train-relations", "clusters", "tagger", "train-accurate",
-                 "train-relations-accurate"):  # fmt: skip
+    for name in ("convert", "train", "train-relations", "train-score", "clusters", "tagger",
+                 "train-accurate", "train-relations-accurate"):  # fmt: skip
         script = commands[name]["script"][0]
         path = script.split()[1]
         assert (PROJECT / path).resolve().is_file(), script
@@ -100,6 +101,32 @@ def test_shipped_classifier_is_what_train_builds(tmp_path):
     said = _run("scripts/train_entities.py", *_training_inputs(silver=True), "--out", str(out))
     assert "1340 abstracts" in said
     assert out.read_bytes() == (DATA / "entity_classifier.msgpack").read_bytes()
+
+
+def test_shipped_score_classifier_is_what_train_score_decision_builds(tmp_path):
+    out = tmp_path / "score_classifier.msgpack"
+    said = _run(
+        "scripts/train_score_decision.py", *_training_inputs(silver=True), "--out", str(out)
+    )
+    assert "1340 abstracts" in said and "held out none: precision" in said
+    assert out.read_bytes() == (DATA / "score_classifier.msgpack").read_bytes()
+
+
+def test_score_decision_table_scores_held_out_predictions_per_bias(tmp_path):
+    preds = tmp_path / "preds.jsonl"
+    _run("scripts/cross_validate.py", *_training_inputs(), "--limit", "8", "--folds", "2",
+         "--assignments", "1", "--epochs", "1", "--seeds", "1",
+         "--predictions", str(preds))  # fmt: skip
+    save = tmp_path / "cv.json"
+    _run("scripts/train_score_decision.py", *_training_inputs(), "--limit", "8", "--folds", "2",
+         "--epochs", "2", "--seeds", "1", "--predictions", str(preds), "--save", str(save),
+         "--out", str(tmp_path / "small.msgpack"))  # fmt: skip
+    table = json.loads(save.read_text())["predictions"]
+    assert table[0]["none_bias"] is None and table[0]["dropped"] == 0
+    assert [row["dropped"] for row in table[1:]] == sorted(row["dropped"] for row in table[1:])[
+        ::-1
+    ]
+    assert all(0 <= row["dropped_in_gold"] <= row["dropped"] for row in table)
 
 
 def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):

@@ -1,0 +1,191 @@
+"""Train the decision that a number is a score, a change or no result (kg/nlp/score_decision.py).
+
+Every number of the training abstracts that :func:`kg.nlp.results.find_numbers` finds is
+an example, labelled by the paper's annotated result rows: ``score`` when a row that is no
+delta has its value, ``delta`` when only a delta row has it, ``none`` otherwise. An
+averaged perceptron ensemble over the words around each number is trained on all of
+them and written with the class bias the pipeline applies (``--none-bias``, in ``meta``).
+The pipeline drops a number the model calls ``none`` and takes its delta flag from the
+model (on held-out rows it is right more often than the rules' words).
+
+Cross-validation (paper i in fold i % ``--folds``, as scripts/cross_validate.py splits)
+prints each class's precision and recall on the held-out papers. With ``--predictions``
+(held-out extraction records from ``cross_validate.py --predictions``, same folds) it
+prints, for each ``none`` bias of a grid, the paper-level result F1 and value-only F1 of
+those predictions when each fold's model drops the rows it calls ``none``: the table the
+shipped bias is chosen from (docs/quality.md).
+
+    python scripts/train_score_decision.py --out kg/nlp/data/score_classifier.msgpack
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from train_entities import (  # noqa: E402
+    TRAINING,
+    add_training_inputs,
+    load_records,
+    read_gold,
+)
+
+from kg.eval import evaluate  # noqa: E402
+from kg.eval.scoring import _value  # noqa: E402
+from kg.nlp.perceptron import AveragedPerceptron  # noqa: E402
+from kg.nlp.results import find_numbers, parse_number, rule_features  # noqa: E402
+from kg.nlp.score_decision import (  # noqa: E402
+    SCORE_CLASSES,
+    choose,
+    decide,
+    number_features,
+    rough_sentences,
+)
+from kg.nlp.text import clean_text, clean_text_map  # noqa: E402
+
+NONE_BIAS = -12.0
+"""How much the ``none`` class's score is lowered before the decision (a number is dropped
+only when the model is that sure): chosen by the --predictions table (docs/quality.md)."""
+GRID = (-30.0, -20.0, -15.0, -12.0, -8.0, -5.0, -3.0, -1.0, 0.0)
+
+
+def paper_examples(text: str, rows: list[dict]) -> list[tuple[list[str], str]]:
+    """The features and class of every number of one abstract."""
+    scores = {_value(r.get("value")) for r in rows if not r.get("delta")}
+    deltas = {_value(r.get("value")) for r in rows if r.get("delta")}
+    out = []
+    for s, e in rough_sentences(text):
+        sentence = text[s:e]
+        for start, end, sign, number, unit in find_numbers(sentence):
+            value = parse_number(number)
+            if value is None:
+                continue
+            v = _value(value)
+            label = "score" if v in scores else "delta" if v in deltas else "none"
+            feats = number_features(sentence, start, end, value, unit, sign)
+            out.append((feats + rule_features(sentence, start, end, sign), label))
+    return out
+
+
+def train(data: list[tuple[list[str], str]], seeds: int, epochs: int) -> AveragedPerceptron:
+    return AveragedPerceptron.ensemble(SCORE_CLASSES, data, seeds=seeds, epochs=epochs, jobs=1)
+
+
+def fold_models(per_paper: list, folds: int, seeds: int, epochs: int) -> list[AveragedPerceptron]:
+    """One model per fold, trained on the other folds' papers."""
+    return [
+        train([x for i, xs in enumerate(per_paper) if i % folds != k for x in xs], seeds, epochs)
+        for k in range(folds)
+    ]
+
+
+def held_out_report(per_paper: list, models: list[AveragedPerceptron], bias: dict) -> dict:
+    """Per class: precision and recall of the held-out decisions."""
+    pairs = []
+    for i, xs in enumerate(per_paper):
+        model = models[i % len(models)]
+        decided = decide(model, [f for f, _ in xs], bias)
+        pairs += [(gold, got) for (_, gold), (got, _) in zip(xs, decided, strict=True)]
+    out = {}
+    for c in SCORE_CLASSES:
+        tp = sum(g == c and p == c for g, p in pairs)
+        pred, gold = sum(p == c for _, p in pairs), sum(g == c for g, _ in pairs)
+        out[c] = {"precision": round(tp / max(pred, 1), 4), "recall": round(tp / max(gold, 1), 4),
+                  "gold": gold, "pred": pred}  # fmt: skip
+    return out
+
+
+def row_features(record: dict, row: dict) -> list[str]:
+    """The features of a predicted result row as the pipeline computed them: on its
+    sentence's cleaned text (:func:`clean_text_map`), at the number's cleaned offsets."""
+    ev = row["evidence"]
+    s, e = record["sentences"][ev["sentence"]]
+    clean = clean_text_map(record["text"][s:e])
+    start = next(i for i, o in enumerate(clean.origin) if o >= ev["start"] - s)
+    end = 1 + max(i for i, o in enumerate(clean.origin) if o < ev["end"] - s)
+    sign = "+" if clean.text[start - 1 : start] == "+" else ""
+    feats = number_features(clean.text, start, end, row["value"], row.get("unit"), sign)
+    return feats + rule_features(clean.text, start, end, sign)
+
+
+def predictions_table(gold: list[dict], path: Path, models: list, folds: int) -> list[dict]:
+    """Paper-level result scores of held-out predictions when each fold's model drops the
+    rows it calls ``none``, per bias of :data:`GRID` (``None``: nothing dropped)."""
+    fold_of = {g["id"]: i % folds for i, g in enumerate(gold)}
+    with path.open(encoding="utf-8") as fh:
+        preds = [json.loads(line) for line in fh if line.strip()]
+    decided = {}
+    for p in preds:
+        feats = [row_features(p, r) for r in p["results"]]
+        decided[p["id"]] = models[fold_of[p["id"]]].scores_many(feats)
+    gold_values = {g["id"]: {_value(r["value"]) for r in g["results"]} for g in gold}
+    table = []
+    for bias in (None, *GRID):
+        kept_preds, dropped, dropped_in_gold = [], 0, 0
+        for p in preds:
+            keep = []
+            for row, scores in zip(p["results"], decided[p["id"]], strict=True):
+                if bias is not None and choose(scores, {"none": bias}) == "none":
+                    dropped += 1
+                    dropped_in_gold += _value(row["value"]) in gold_values.get(p["id"], set())
+                    continue
+                keep.append(row)
+            kept_preds.append({**p, "results": keep})
+        scores = evaluate(gold, kept_preds)
+        table.append({"none_bias": bias, "dropped": dropped, "dropped_in_gold": dropped_in_gold,
+                      "results_f1": scores["results"]["f1"],
+                      "value_only_f1": scores["results_value_only"]["f1"]})  # fmt: skip
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_training_inputs(parser)
+    parser.add_argument("--folds", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=3, help="perceptrons averaged")
+    parser.add_argument("--none-bias", type=float, default=NONE_BIAS)
+    parser.add_argument("--limit", type=int, default=0, help="first N gold papers (smoke runs)")
+    parser.add_argument(
+        "--predictions", type=Path, help="held-out extraction records (cross_validate.py)"
+    )
+    parser.add_argument("--save", type=Path, help="write the cross-validation as JSON")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    gold = read_gold(args.gold or TRAINING)
+    if args.limit:
+        gold = gold[: args.limit]
+    records = load_records(args.abstracts, {g["id"] for g in gold})
+    texts = {k: clean_text(r["abstract"]) for k, r in records.items()}
+    per_paper = [paper_examples(texts.get(g["id"], ""), g["results"]) for g in gold]
+    counts = Counter(label for xs in per_paper for _, label in xs)
+    print(f"{len(gold)} abstracts, {sum(counts.values())} numbers: " +
+          ", ".join(f"{counts[c]} {c}" for c in SCORE_CLASSES))  # fmt: skip
+    bias = {"none": args.none_bias}
+    models = fold_models(per_paper, args.folds, args.seeds, args.epochs)
+    report = {"held_out": held_out_report(per_paper, models, bias)}
+    for c, s in report["held_out"].items():
+        print(f"held out {c}: precision {s['precision']:.3f} recall {s['recall']:.3f} "
+              f"({s['pred']} decided, {s['gold']} labelled)")  # fmt: skip
+    if args.predictions:
+        report["predictions"] = predictions_table(gold, args.predictions, models, args.folds)
+        for row in report["predictions"]:
+            print("  ".join(f"{k} {v}" for k, v in row.items()))
+        best = max(report["predictions"][1:], key=lambda r: r["results_f1"] + r["value_only_f1"])
+        print(f"best none bias (result F1 + value-only F1): {best['none_bias']}")
+    model = train([x for xs in per_paper for x in xs], args.seeds, args.epochs)
+    model.meta = {"bias": bias}
+    model.to_disk(args.out)
+    print(f"wrote {args.out}")
+    if args.save:
+        args.save.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
