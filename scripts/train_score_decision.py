@@ -144,6 +144,31 @@ def predictions_table(gold: list[dict], path: Path, models: list, folds: int) ->
     return table
 
 
+def delta_agreement(gold: list[dict], path: Path, models: list, folds: int, bias: float) -> dict:
+    """On held-out predicted rows that keep a gold value: how often the model's delta flag
+    and the rules' agree with the gold row's (the pipeline takes the model's)."""
+    fold_of = {g["id"]: i % folds for i, g in enumerate(gold)}
+    by_id = {g["id"]: g for g in gold}
+    counts = {"rows": 0, "model": 0, "rules": 0}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            p = json.loads(line)
+            for row in p["results"]:
+                kind = choose(models[fold_of[p["id"]]].scores(row_features(p, row)), {"none": bias})
+                same = [
+                    g
+                    for g in by_id[p["id"]]["results"]
+                    if _value(g["value"]) == _value(row["value"])
+                ]
+                if kind == "none" or not same:
+                    continue
+                delta = all(g.get("delta") for g in same)
+                counts["rows"] += 1
+                counts["model"] += (kind == "delta") == delta
+                counts["rules"] += bool(row["delta"]) == delta
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_training_inputs(parser)
@@ -179,6 +204,10 @@ def main() -> None:
             print("  ".join(f"{k} {v}" for k, v in row.items()))
         best = max(report["predictions"][1:], key=lambda r: r["results_f1"] + r["value_only_f1"])
         print(f"best none bias (result F1 + value-only F1): {best['none_bias']}")
+        agree = delta_agreement(gold, args.predictions, models, args.folds, args.none_bias)
+        report["delta_flag"] = agree
+        print(f"delta flag right on {agree['rows']} held-out rows with a gold value: model "
+              f"{agree['model']}, rules {agree['rules']}")  # fmt: skip
     model = train([x for xs in per_paper for x in xs], args.seeds, args.epochs)
     model.meta = {"bias": bias}
     model.to_disk(args.out)

@@ -489,7 +489,8 @@ def test_results_patterns(nlp, sentence, value, unit, delta, metric):
     ("sentence", "expected"),
     [  # each number form: the (value, unit) rows the sentence gives
         ("FooNet reaches a BLEU-4 of 72,64% on WMT14.", [(72.64, "%")]),  # decimal comma
-        ("FooNet reaches a throughput of 1,234.5 and 91.2% accuracy.", [(1234.5, None), (91.2, "%")]),
+        ("FooNet reaches a throughput of 1,234.5 and 91.2% accuracy.",
+         [(1234.5, None), (91.2, "%")]),
         ("FooNet improves accuracy by 5-15% over BarNet.", [(5.0, "%"), (15.0, "%")]),
         ("FooNet reaches 10.2%-14.3% accuracy.", [(10.2, "%"), (14.3, "%")]),
         ("FooNet reaches an accuracy of 85.3 ± 1.2 on BazSet.", [(85.3, None)]),  # spread

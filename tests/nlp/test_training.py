@@ -127,6 +127,8 @@ def test_score_decision_table_scores_held_out_predictions_per_bias(tmp_path):
         ::-1
     ]
     assert all(0 <= row["dropped_in_gold"] <= row["dropped"] for row in table)
+    agree = json.loads(save.read_text())["delta_flag"]
+    assert 0 <= agree["model"] <= agree["rows"] and 0 <= agree["rules"] <= agree["rows"]
 
 
 def test_train_smoke_run_gives_a_model_the_pipeline_loads(tmp_path):
