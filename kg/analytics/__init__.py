@@ -13,7 +13,9 @@ from kg.analytics.curation import (
     single_paper_entities,
 )
 from kg.analytics.leaderboards import (
+    Board,
     LeaderboardRow,
+    boards_of,
     leaderboards,
     learn_directions,
     metric_direction,
@@ -23,12 +25,14 @@ from kg.analytics.ranking import RankedEntity, degree_histogram, entities, top_e
 from kg.analytics.trends import Trend, trends
 
 __all__ = [
+    "Board",
     "Community",
     "Duplicate",
     "LeaderboardRow",
     "Outperformance",
     "RankedEntity",
     "Trend",
+    "boards_of",
     "communities",
     "cooccurrence_graph",
     "degree_histogram",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -14,11 +14,15 @@ import networkx as nx
 from kg.names import normalise_name
 
 __all__ = [
+    "Board",
     "LeaderboardRow",
+    "boards_of",
     "comparable_rows",
     "learn_directions",
     "leaderboards",
     "metric_direction",
+    "metric_scales",
+    "on_scale",
 ]
 
 DIRECTION_SHARE = 0.7
@@ -136,6 +140,25 @@ class LeaderboardRow:
     result: str
     own: bool | None = None  # the paper's proposed method (True), a baseline (False)
     condition: str | None = None  # what the number depends on ("1% labeled data")
+    evidence: str | None = None  # the sentence that reports it
+    note: str | None = None  # how the value was read ("0.875 read as 87.5%")
+
+
+@dataclass(frozen=True)
+class Board:
+    """A leaderboard: its direction, its rows best first, and the rows it hid, per reason."""
+
+    direction: str
+    rows: list[LeaderboardRow]
+    hidden: dict[str, int] = field(default_factory=dict)
+
+
+SCALE_SHARE = 0.5
+"""The share of a metric's rows that must be percentages (or fractions from 0 to 1) before
+its other values are read on that scale."""
+HIDDEN_SAME = "a better value of the same paper, method and setting is shown"
+HIDDEN_NO_METHOD = "no method named"
+HIDDEN_IMPOSSIBLE = "a value the metric cannot take"
 
 
 def _target(G: nx.MultiDiGraph, node: str, rtype: str) -> str | None:
@@ -145,18 +168,8 @@ def _target(G: nx.MultiDiGraph, node: str, rtype: str) -> str | None:
     return None
 
 
-def leaderboards(
-    G: nx.MultiDiGraph, min_rows: int = 1
-) -> dict[tuple[str, str], tuple[str, list[LeaderboardRow]]]:
-    """Return {(dataset, metric): (direction, rows best first)} from the graph's Result nodes.
-
-    Only absolute results count (not deltas such as "+2.1 points"); a result needs a
-    dataset and a metric. ``direction`` is ``metric_direction(metric)``, with the changes
-    this graph's papers claim. Values of different units are never ranked together: the
-    most common unit's rows keep the (dataset, metric) board, the others get boards of
-    their own (``"accuracy [no unit]"``); each board keeps one row per paper, method and
-    condition, its best.
-    """
+def _result_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str], list[LeaderboardRow]]:
+    """The absolute results of ``G`` with a dataset and a metric, per (dataset, metric)."""
     boards: dict[tuple[str, str], list[LeaderboardRow]] = defaultdict(list)
     for node, data in G.nodes(data=True):
         if data.get("label") != "Result" or data.get("delta"):
@@ -178,24 +191,132 @@ def leaderboards(
                 result=node,
                 own=data.get("own"),
                 condition=data.get("condition"),
+                evidence=data.get("evidence"),
             )
         )
+    return boards
+
+
+def metric_scales(rows: Sequence[LeaderboardRow]) -> dict[str, str]:
+    """The scale of each metric (normalised name): ``"%"`` when at least
+    :data:`SCALE_SHARE` of its values are percentages, ``"fraction"`` when that share are
+    unitless values from 0 to 1; metrics on neither scale are left out.
+
+    >>> row = lambda v, u: LeaderboardRow("D", "acc", "A", v, u, "p", "r")
+    >>> metric_scales([row(81.0, "%"), row(0.7, None), row(77.0, "%")])
+    {'acc': '%'}
+    """
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for r in rows:
+        kind = r.unit or ("fraction" if 0 <= r.value <= 1 else "other")
+        counts[normalise_name(r.metric)][kind] += 1
     out = {}
+    for metric, c in counts.items():
+        total = sum(c.values())
+        for scale in ("%", "fraction"):
+            if c[scale] >= SCALE_SHARE * total:
+                out[metric] = scale
+                break
+    return out
+
+
+def on_scale(row: LeaderboardRow, scale: str | None) -> LeaderboardRow | None:
+    """``row`` read on its metric's ``scale`` (a fraction as a percentage or the other way,
+    said in ``note``), or None when the value is one the scale cannot take (over 100%, a
+    fraction over 1). Metrics of no scale keep their rows as they are.
+
+    >>> row = LeaderboardRow("D", "acc", "A", 0.875, None, "p", "r")
+    >>> on_scale(row, "%").value, on_scale(row, "%").note
+    (87.5, '0.875 read as 87.5%')
+    >>> on_scale(LeaderboardRow("D", "acc", "A", 120.0, "%", "p", "r"), "%") is None
+    True
+    """
+    if scale == "%":
+        if row.unit is None and 0 <= row.value <= 1:
+            value = round(row.value * 100, 4)
+            return replace(
+                row, value=value, unit="%", note=f"{_num(row.value)} read as {_num(value)}%"
+            )
+        if row.unit in (None, "%") and 0 <= row.value <= 100:
+            return replace(row, unit="%")
+        return None if row.unit in (None, "%") else row
+    if scale == "fraction":
+        if row.unit == "%" and 0 <= row.value <= 100:
+            value = round(row.value / 100, 6)
+            return replace(
+                row, value=value, unit=None, note=f"{_num(row.value)}% read as {_num(value)}"
+            )
+        if row.unit is None and not 0 <= row.value <= 1:
+            return None
+    return row
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def boards_of(G: nx.MultiDiGraph, min_rows: int = 1) -> dict[tuple[str, str], Board]:
+    """Return {(dataset, metric): :class:`Board`} from the graph's Result nodes.
+
+    Only absolute results count (not deltas such as "+2.1 points"); a result needs a
+    dataset, a metric and a method. ``direction`` is ``metric_direction(metric)``, with the
+    changes this graph's papers claim. Each metric's values are read on one scale
+    (:func:`metric_scales`, :func:`on_scale`), and values of different units are never
+    ranked together: the most common unit's rows keep the (dataset, metric) board, the
+    others get boards of their own (``"accuracy [no unit]"``). Each board keeps one row
+    per paper, method and condition, its best, and counts the rows it hid, per reason.
+    """
+    boards = _result_rows(G)
+    scales = metric_scales([r for rows in boards.values() for r in rows])
     directions = _Directions(learn_directions(G))
+    out = {}
     for (dataset, metric), rows in sorted(boards.items()):
         direction = directions.of(metric)
-        sign = 1 if direction == "lower" else -1
-        units = Counter(r.unit for r in rows)
-        for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):
-            best: dict[tuple, LeaderboardRow] = {}
-            for r in sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id)):
-                if r.unit == unit:  # one row per paper, method and condition: its best
-                    best.setdefault((r.paper_id, r.method, r.condition), r)
-            kept = list(best.values())
-            if len(kept) >= min_rows:
-                name = metric if rank == 0 else f"{metric} [{unit or 'no unit'}]"
-                out[(dataset, name)] = (direction, kept)
+        hidden: Counter = Counter()
+        read = []
+        for r in rows:
+            scaled = on_scale(r, scales.get(normalise_name(metric)))
+            if scaled is None:
+                hidden[HIDDEN_IMPOSSIBLE] += 1
+            elif r.method is None:
+                hidden[HIDDEN_NO_METHOD] += 1
+            else:
+                read.append(scaled)
+        for name, board in _unit_boards(metric, read, direction).items():
+            if len(board.rows) >= min_rows:
+                out[(dataset, name)] = Board(
+                    direction, board.rows, dict(hidden + Counter(board.hidden))
+                )
+            hidden = Counter()  # said once, on the metric's main board
     return out
+
+
+def _unit_boards(metric: str, rows: list[LeaderboardRow], direction: str) -> dict[str, Board]:
+    """The boards of one (dataset, metric): one per unit, the most common unit's first
+    (named as the metric), each with one row per paper, method and condition."""
+    sign = 1 if direction == "lower" else -1
+    units = Counter(r.unit for r in rows)
+    out = {}
+    for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):
+        best: dict[tuple, LeaderboardRow] = {}
+        same = 0
+        for r in sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id)):
+            if r.unit != unit:
+                continue
+            if (r.paper_id, r.method, r.condition) in best:
+                same += 1
+            best.setdefault((r.paper_id, r.method, r.condition), r)
+        name = metric if rank == 0 else f"{metric} [{unit or 'no unit'}]"
+        out[name] = Board(direction, list(best.values()), {HIDDEN_SAME: same} if same else {})
+    return out
+
+
+def leaderboards(
+    G: nx.MultiDiGraph, min_rows: int = 1
+) -> dict[tuple[str, str], tuple[str, list[LeaderboardRow]]]:
+    """Return {(dataset, metric): (direction, rows best first)}: the boards of
+    :func:`boards_of` without their counts of hidden rows."""
+    return {key: (b.direction, b.rows) for key, b in boards_of(G, min_rows).items()}
 
 
 def comparable_rows(

@@ -13,7 +13,7 @@ import networkx as nx
 
 from kg.analytics.communities import communities
 from kg.analytics.curation import likely_duplicates, papers_without_entities, single_paper_entities
-from kg.analytics.leaderboards import LeaderboardRow, comparable_rows, leaderboards
+from kg.analytics.leaderboards import LeaderboardRow, boards_of, comparable_rows
 from kg.analytics.lineage import outperforms_summary
 from kg.analytics.ranking import degree_histogram, top_entities
 from kg.analytics.trends import trends
@@ -30,8 +30,8 @@ def analysis(G: nx.MultiDiGraph, top: int = 10, max_boards: int = 50) -> dict[st
     counts: dict[str, int] = {}
     for _, data in G.nodes(data=True):
         counts[data["label"]] = counts.get(data["label"], 0) + 1
-    boards = leaderboards(G)
-    boards_sorted = sorted(boards.items(), key=lambda kv: (-len(kv[1][1]), kv[0]))[:max_boards]
+    boards = boards_of(G)
+    boards_sorted = sorted(boards.items(), key=lambda kv: (-len(kv[1].rows), kv[0]))[:max_boards]
     return {
         "counts": {"nodes": counts, "relationships": G.number_of_edges()},
         "top_by_support": {
@@ -46,10 +46,11 @@ def analysis(G: nx.MultiDiGraph, top: int = 10, max_boards: int = 50) -> dict[st
             {
                 "dataset": dataset,
                 "metric": metric,
-                "direction": direction,
-                "rows": [asdict(r) for r in rows],
+                "direction": board.direction,
+                "rows": [asdict(r) for r in board.rows],
+                "hidden": board.hidden,
             }
-            for (dataset, metric), (direction, rows) in boards_sorted
+            for (dataset, metric), board in boards_sorted
         ],
         "outperforms": [asdict(o) for o in outperforms_summary(G, top)],
         "trends": [asdict(t) for t in trends(G)],
@@ -164,6 +165,27 @@ def plotted_leaderboards(
     return out
 
 
+BOARD_HEADER = ["method", "value", "unit", "reported as", "paper", "sentence"]
+
+
+def board_cells(row: dict[str, Any]) -> list[Any]:
+    """A leaderboard row as the report shows it: the method, value (and how it was read),
+    unit, own or baseline, paper and the sentence that reports it."""
+    value = f"{row['value']:g}" + (f" ({row['note']})" if row.get("note") else "")
+    flag = {True: "own", False: "baseline"}.get(row.get("own"), "")
+    return [row["method"] or "", value, row["unit"] or "", flag, row["paper_id"],
+            row.get("evidence") or ""]  # fmt: skip
+
+
+def hidden_line(board: dict[str, Any]) -> str:
+    """What a board left out, per reason ("hid 3 rows: 2 no method named, ...")."""
+    hidden = board.get("hidden") or {}
+    if not hidden:
+        return "Hid no rows."
+    reasons = "; ".join(f"{n} {why}" for why, n in sorted(hidden.items(), key=lambda x: -x[1]))
+    return f"Hid {sum(hidden.values())} rows: {reasons}."
+
+
 def _md_table(header: list[str], rows: list[list[Any]]) -> str:
     def cell(v: Any) -> str:
         return str(v).replace("|", "\\|").replace("\n", " ")
@@ -205,16 +227,8 @@ def _markdown(data: dict[str, Any], plots: dict[str, Path], base: Path) -> str:
     for board in data["leaderboards"]:
         parts += [f"### {board['dataset']} — {board['metric']} ({board['direction']} is better)"]
         parts.append("")
-        parts.append(
-            _md_table(
-                ["method", "value", "unit", "paper"],
-                [
-                    [r["method"] or "", r["value"], r["unit"] or "", r["paper_id"]]
-                    for r in board["rows"]
-                ],
-            )
-        )
-        parts.append("")
+        parts.append(_md_table(BOARD_HEADER, [board_cells(r) for r in board["rows"]]))
+        parts += ["", hidden_line(board), ""]
     parts += ["## Who outperforms whom", ""]
     parts.append(
         _md_table(
@@ -289,15 +303,8 @@ def _html(data: dict[str, Any], plots: dict[str, Path]) -> str:
             f"<h3>{html.escape(board['dataset'])} — {html.escape(board['metric'])} "
             f"({board['direction']} is better)</h3>"
         )
-        parts.append(
-            table(
-                ["method", "value", "unit", "paper"],
-                [
-                    [r["method"] or "", r["value"], r["unit"] or "", r["paper_id"]]
-                    for r in board["rows"]
-                ],
-            )
-        )
+        parts.append(table(BOARD_HEADER, [board_cells(r) for r in board["rows"]]))
+        parts.append(f"<p>{html.escape(hidden_line(board))}</p>")
     parts += ["<h2>Trends</h2>", img("trends") or "<p>Fewer than two years have papers.</p>"]
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"

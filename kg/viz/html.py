@@ -11,6 +11,7 @@ from typing import Any
 
 import networkx as nx
 
+from kg.analytics.leaderboards import Board, boards_of
 from kg.graph.model import ENTITY_LABELS, RELATION_TYPES
 from kg.util.files import atomic_write_text
 
@@ -157,6 +158,7 @@ def viz_data(
     pos = _layout(H, keys, seed)
     scale = 60 * math.sqrt(max(len(keys), 1))
     papers: dict[str, dict[str, Any]] = {}
+    boards = dataset_boards(G)
     nodes = []
     for rank, key in enumerate(keys):
         node = G.nodes[key]
@@ -200,6 +202,7 @@ def viz_data(
                 "papers": [pid for pid, _ in mentioning[:papers_per_node]],
                 "evidence": evidence,
                 "relations": _relations(G, key, evidence_per_node),
+                "boards": boards.get(node["name"], []) if node["label"] == "Dataset" else [],
                 "rank": rank,
                 "x": round(pos[key][0] * scale, 1),
                 "y": round(pos[key][1] * scale, 1),
@@ -213,6 +216,34 @@ def viz_data(
         "labelled": LABELLED,
         "total_entities": sum(1 for _, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS),
     }
+
+
+def dataset_boards(
+    G: nx.MultiDiGraph, per_dataset: int = 5, rows: int = 5
+) -> dict[str, list[dict[str, Any]]]:
+    """The leaderboards of each data set (by name) as the page shows them: its
+    ``per_dataset`` largest boards, the best ``rows`` rows of each, and what each hid
+    (the rules of :func:`kg.analytics.leaderboards.boards_of`)."""
+    by_dataset: dict[str, list[tuple[str, Board]]] = {}
+    for (dataset, metric), board in boards_of(G).items():
+        by_dataset.setdefault(dataset, []).append((metric, board))
+    out = {}
+    for dataset, items in by_dataset.items():
+        items.sort(key=lambda mb: (-len(mb[1].rows), mb[0]))
+        out[dataset] = [
+            {"metric": shown(metric), "direction": board.direction,
+             "rows": [_board_row(r) for r in board.rows[:rows]],
+             "more": max(0, len(board.rows) - rows), "hidden": board.hidden}
+            for metric, board in items[:per_dataset]
+        ]  # fmt: skip
+    return out
+
+
+def _board_row(row) -> dict[str, Any]:
+    flag = {True: "own", False: "baseline"}.get(row.own, "")
+    return {"method": shown(row.method or ""), "value": row.value, "unit": row.unit or "",
+            "own": flag, "paper": row.paper_id, "note": row.note or "",
+            "text": shown(row.evidence or "")}  # fmt: skip
 
 
 def _relations(G: nx.MultiDiGraph, key: str, limit: int) -> list[dict[str, Any]]:

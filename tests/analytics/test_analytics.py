@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 
 from kg import analytics as A
+from kg.analytics.leaderboards import HIDDEN_IMPOSSIBLE, HIDDEN_NO_METHOD, HIDDEN_SAME
 from kg.analytics.ranking import pagerank
 from kg.graph.assemble import add_paper, new_graph
 
@@ -140,18 +141,68 @@ def test_a_leaderboard_ranks_one_unit_and_one_row_per_paper_method_and_condition
     G = new_graph()
     _entity(G, "m:a", "Alpha", 1)
     _entity(G, "d:D", "DataSet-1", 1)
-    fraction = dict(_result("r3", 0.91, "m:a", "d:D", "accuracy"), unit=None)
+    times = dict(_result("r3", 1.5, "m:a", "d:D", "accuracy"), unit="x")
     _paper(G, "p1", ["m:a", "d:D"], 2024, results=[
         _result("r1", 80.0, "m:a", "d:D", "accuracy"),
         _result("r2", 78.0, "m:a", "d:D", "accuracy"),  # the same paper and method: 80 kept
         dict(_result("r4", 60.0, "m:a", "d:D", "accuracy"), condition="1% labels"),
-        fraction,
+        times,
     ])  # fmt: skip
-    boards = A.leaderboards(G)
-    _, rows = boards[("DataSet-1", "accuracy")]
-    assert [(r.value, r.condition) for r in rows] == [(80.0, None), (60.0, "1% labels")]
-    _, rows = boards[("DataSet-1", "accuracy [no unit]")]
-    assert [r.value for r in rows] == [0.91]
+    boards = A.boards_of(G)
+    board = boards[("DataSet-1", "accuracy")]
+    assert [(r.value, r.condition) for r in board.rows] == [(80.0, None), (60.0, "1% labels")]
+    assert board.hidden == {HIDDEN_SAME: 1}
+    _, rows = A.leaderboards(G)[("DataSet-1", "accuracy [x]")]
+    assert [r.value for r in rows] == [1.5]
+
+
+def test_a_leaderboard_reads_a_metric_on_one_scale_and_hides_what_it_cannot_take():
+    G = new_graph()
+    for key, name in (("m:a", "Alpha"), ("m:b", "Beta"), ("d:D", "DataSet-1")):
+        _entity(G, key, name, 1)
+    unitless = [dict(_result(k, v, "m:b", "d:D", m), unit=None)
+                for k, v, m in (("f1", 0.905, "zap"), ("f2", 0.71, "quux"),
+                                ("f3", 0.62, "quux"), ("f4", 95.0, "quux"))]  # fmt: skip
+    _paper(G, "p1", ["m:a", "d:D"], 2024, results=[
+        _result("r1", 80.0, "m:a", "d:D", "zap"), _result("r2", 120.0, "m:a", "d:D", "zap"),
+        _result("r3", 70.0, None, "d:D", "zap"), _result("r4", 88.0, "m:a", "d:D", "quux"),
+    ])  # fmt: skip
+    _paper(G, "p2", ["m:b", "d:D"], 2024, results=unitless)
+    zap = A.boards_of(G)[("DataSet-1", "zap")]  # a percentage: 0.905 is 90.5%, 120% impossible
+    assert [(r.method, r.value, r.unit, r.note) for r in zap.rows] == [
+        ("Beta", 90.5, "%", "0.905 read as 90.5%"), ("Alpha", 80.0, "%", None)]  # fmt: skip
+    assert zap.hidden == {HIDDEN_IMPOSSIBLE: 1, HIDDEN_NO_METHOD: 1}
+    quux = A.boards_of(G)[("DataSet-1", "quux")]  # fractions: 88% is 0.88, 95 impossible
+    assert [(r.value, r.note) for r in quux.rows] == [(0.88, "88% read as 0.88"), (0.71, None)]
+    assert quux.hidden == {HIDDEN_IMPOSSIBLE: 1, HIDDEN_SAME: 1}
+    assert all(r.evidence for r in zap.rows + quux.rows)
+
+
+VARIANTS = [
+    "ZorpGAN: sharper images. We propose ZorpGAN, a tokenizer for image generation. On "
+    "ImageNet, ZorpGAN reaches an rFID of 0.43 and a generation FID of 2.10.",
+    "QuuxNet for captions. We propose QuuxNet, a captioning model. QuuxNet reaches a BLEU-4 "
+    "of 38.2 and a BLEU-1 of 79.5 on MS COCO, and 95.1% top-5 accuracy on ImageNet.",
+    "BarNet for recognition. We introduce BarNet. BarNet achieves 80.1% top-1 accuracy on "
+    "ImageNet and an FID of 3.4 on ImageNet.",
+]
+
+
+def test_leaderboards_keep_metric_variants_apart_on_a_real_build(tmp_path):
+    from kg.build import build
+    from kg.exporters.jsonio import read_build_graph
+
+    src = tmp_path / "abstracts.txt"
+    src.write_text("\n\n".join(VARIANTS) + "\n", encoding="utf-8")
+    build([src], tmp_path / "out", exporters=("jsonl",))
+    boards = A.boards_of(read_build_graph(tmp_path / "out"))
+    best = {key: (b.rows[0].method, b.rows[0].value) for key, b in boards.items()}
+    assert best[("ImageNet", "rFID")] == ("ZorpGAN", 0.43)
+    assert best[("ImageNet", "FID")] == ("BarNet", 3.4)  # no rFID on the FID board
+    assert best[("MS COCO", "BLEU-4")] == ("QuuxNet", 38.2)
+    assert best[("MS COCO", "BLEU-1")] == ("QuuxNet", 79.5)
+    assert best[("ImageNet", "top-1 accuracy")] == ("BarNet", 80.1)
+    assert best[("ImageNet", "top-5 accuracy")] == ("QuuxNet", 95.1)
 
 
 def test_lineage_and_outperforms(G):

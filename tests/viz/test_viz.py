@@ -34,6 +34,23 @@ def test_viz_data_keeps_the_best_supported_nodes_and_their_evidence(example_buil
             assert ev["paper"] in node["papers"]
 
 
+def test_viz_data_gives_each_data_set_its_leaderboards_by_the_board_rules(example_build):
+    from kg.analytics import boards_of
+
+    G = load_graph(example_build[0])
+    boards = boards_of(G)
+    data = viz_data(G)
+    shown = {n["name"]: n["boards"] for n in data["nodes"] if n["boards"]}
+    assert shown and all(n["type"] == "Dataset" for n in data["nodes"] if n["boards"])
+    for name, items in shown.items():
+        for item in items:
+            board = boards[(name, item["metric"])]
+            assert [(r["method"], r["value"]) for r in item["rows"]] == [
+                (r.method, r.value) for r in board.rows[:5]]  # fmt: skip
+            assert item["hidden"] == board.hidden
+            assert all(r["text"] and r["own"] in ("own", "baseline", "") for r in item["rows"])
+
+
 def test_viz_page_escapes_names(tmp_path):
     from kg.viz import write_html
 
