@@ -26,6 +26,7 @@ __all__ = [
     "rule_features",
     "parse_number",
     "find_numbers",
+    "is_own_name",
 ]
 
 _NUMBER = re.compile(
@@ -171,13 +172,15 @@ class ResultsExtractor(KgComponent):
                     text, sent, sent_index, in_sent, main, start, end, sign, number, unit
                 )
                 if row is not None:
-                    row["own"] = _is_own(row, text, own)
                     cue = change_cue(sent.text[:start], sent.text[end:])
                     row["change"] = cue
                     feats = number_features(sent.text, start, end, row["value"], unit, sign)
                     feats += rule_features(sent.text, start, end, sign)
                     rows.append((row, feats))
-            by_sentence.append(_respectively(self._decided(rows), in_sent, sent.text))
+            kept = _respectively(self._decided(rows), in_sent, sent.text)
+            for row in kept:
+                row["own"] = _is_own(row, text, own)
+            by_sentence.append(kept)
         if self.metric_linker is not None:
             self._link_metrics([r for rows in by_sentence for r in rows], metrics, text)
         for rows in by_sentence:
@@ -299,7 +302,25 @@ def _is_own(row: dict, text: str, own: set[str]) -> bool | None:
     if row["method_span"] is None:
         return None
     start, end = row["method_span"]
-    return text[start:end].lower() in own
+    return is_own_name(text[start:end], own)
+
+
+def is_own_name(name: str, own: set[str]) -> bool:
+    """Whether ``name`` names what the paper proposes: one of the ``own`` names (lower
+    case), or a variant of one, the own name followed by a size, version or suffix
+    ("ToRL-7B", "UCGM-T", "FooNet 2" of "ToRL", "UCGM", "FooNet").
+
+    >>> is_own_name("ToRL-7B", {"torl"}), is_own_name("Torlesque", {"torl"})
+    (True, False)
+    """
+    low = name.lower()
+    if low in own:
+        return True
+    return any(
+        len(o) >= 3 and low.startswith(o) and not low[len(o)].isalpha()
+        for o in own
+        if len(low) > len(o)
+    )
 
 
 def rule_delta(before: str, after: str, sign: str = "") -> bool:

@@ -489,8 +489,10 @@ def test_results_patterns(nlp, sentence, value, unit, delta, metric):
     ("sentence", "expected"),
     [  # each number form: the (value, unit) rows the sentence gives
         ("FooNet reaches a BLEU-4 of 72,64% on WMT14.", [(72.64, "%")]),  # decimal comma
-        ("FooNet reaches a throughput of 1,234.5 and 91.2% accuracy.",
-         [(1234.5, None), (91.2, "%")]),
+        (
+            "FooNet reaches a throughput of 1,234.5 and 91.2% accuracy.",
+            [(1234.5, None), (91.2, "%")],
+        ),
         ("FooNet improves accuracy by 5-15% over BarNet.", [(5.0, "%"), (15.0, "%")]),
         ("FooNet reaches 10.2%-14.3% accuracy.", [(10.2, "%"), (14.3, "%")]),
         ("FooNet reaches an accuracy of 85.3 ± 1.2 on BazSet.", [(85.3, None)]),  # spread
@@ -542,21 +544,31 @@ def test_results_take_the_data_set_of_their_own_clause(nlp):
     assert got == {38.2: "MS COCO", 81.3: "ImageNet"}
 
 
-def test_results_score_decision_drops_what_the_classifier_calls_no_result(nlp):
-    from kg.nlp.score_decision import SCORE_CLASSES, choose, number_features
+def test_results_score_decision_drops_counts_and_list_indices_and_keeps_scores(nlp):
+    from kg.nlp.pipeline import load_pipeline
 
     pipe = nlp.get_pipe("kg_results")
-    model = pipe.score_classifier
-    assert model is not None and model.classes == list(SCORE_CLASSES)
-    sentence = "FooNet reaches 71.3% accuracy on BazSet with 8 GPUs."
-    doc = nlp(clean_text(sentence))
-    kept = {r["value"] for r in doc._.kg_results}
-    for value, written in ((71.3, "71.3%"), (8.0, "8")):
-        start = sentence.index(written)
-        feats = number_features(sentence, start, start + len(written), value,
-                                "%" if "%" in written else None)  # fmt: skip
-        kind = choose(model.scores(feats), model.meta["bias"])
-        assert (value in kept) == (kind != "none" and value == 71.3)
+    assert pipe.score_classifier is not None and pipe.score_classifier.meta["bias"]
+    rules_only = load_pipeline(overrides={"components.kg_results.score_classifier.path": "none"})
+    assert rules_only.get_pipe("kg_results").score_classifier is None
+    for text, rules, kept in [
+        ("We evaluate accuracy over 5 random seeds and 3 datasets.", [5.0, 3.0], []),
+        ("FooNet studies accuracy in two ways: (1) accuracy under noise and (2) accuracy "
+         "under shift.", [1.0, 2.0], []),
+        ("FooNet reaches 71.3% accuracy on BazSet.", [71.3], [71.3]),
+    ]:  # fmt: skip
+        assert [r["value"] for r in rules_only(clean_text(text))._.kg_results] == rules
+        assert [r["value"] for r in nlp(clean_text(text))._.kg_results] == kept
+
+
+def test_results_of_a_sized_variant_of_the_proposed_method_are_the_paper_s_own(nlp):
+    text = (
+        "We propose ZorpRL, a reinforcement learning framework for tool use. ZorpRL-7B "
+        "reaches 43.3% accuracy on AIME24, while Qwen2.5-Math-7B reaches 30.0% accuracy."
+    )
+    doc = nlp(clean_text(text))
+    own = {r["value"]: r["own"] for r in doc._.kg_results}
+    assert own == {43.3: True, 30.0: False}
 
 
 def test_results_skip_years_and_model_sizes(nlp):
