@@ -454,12 +454,21 @@ def _metric_after(mentions: list[Span], end_char: int, text: str) -> Span | None
     return None
 
 
+_OWN_LABEL = re.compile(r"[A-Za-z][\w-]*\s?[=:]\s?$")  # "AUC=", "F1: " just before a number
+
+
 def _metric_before(mentions: list[Span], start_char: int, text: str) -> Span | None:
+    """The Metric mention a few words before a number, unless the words between end in
+    a label of the number's own ("accuracy (AUC=0.98)": 0.98 is no accuracy)."""
     best = None
     for m in mentions:
         if m.label_ == "Metric" and 0 <= start_char - m.end_char <= 40:
             gap = text[m.end_char : start_char]
-            if len(gap.split()) <= 5 and not re.search(r"[;]", gap):
+            if (
+                len(gap.split()) <= 5
+                and not re.search(r"[;]", gap)
+                and not (_OWN_LABEL.search(gap) and gap.split())
+            ):
                 best = m
     return best
 

@@ -561,6 +561,13 @@ def test_results_score_decision_drops_counts_and_list_indices_and_keeps_scores(n
         assert [r["value"] for r in nlp(clean_text(text))._.kg_results] == kept
 
 
+def test_results_a_number_with_a_label_of_its_own_takes_no_earlier_metric(nlp):
+    doc = nlp(clean_text("FooNet reaches 95.0% accuracy (AUC=0.98) on BazSet."))
+    assert [(r["value"], r["metric"]) for r in doc._.kg_results] == [(95.0, "accuracy")]
+    doc = nlp(clean_text("FooNet reaches an accuracy: 95.0% on BazSet."))
+    assert [(r["value"], r["metric"]) for r in doc._.kg_results] == [(95.0, "accuracy")]
+
+
 def test_results_of_a_sized_variant_of_the_proposed_method_are_the_paper_s_own(nlp):
     text = (
         "We propose ZorpRL, a reinforcement learning framework for tool use. ZorpRL-7B "
