@@ -178,12 +178,17 @@ def board_cells(row: dict[str, Any]) -> list[Any]:
 
 
 def hidden_line(board: dict[str, Any]) -> str:
-    """What a board left out, per reason ("hid 3 rows: 2 no method named, ...")."""
+    """What a board left out, per reason ("Hid 3 rows: no method named (2); ...").
+
+    >>> hidden_line({"hidden": {"no method named": 2, "a value the metric cannot take": 1}})
+    'Hid 3 rows: no method named (2); a value the metric cannot take (1).'
+    """
     hidden = board.get("hidden") or {}
     if not hidden:
         return "Hid no rows."
-    reasons = "; ".join(f"{n} {why}" for why, n in sorted(hidden.items(), key=lambda x: -x[1]))
-    return f"Hid {sum(hidden.values())} rows: {reasons}."
+    reasons = "; ".join(f"{why} ({n})" for why, n in sorted(hidden.items(), key=lambda x: -x[1]))
+    total = sum(hidden.values())
+    return f"Hid {total} row{'' if total == 1 else 's'}: {reasons}."
 
 
 def _md_table(header: list[str], rows: list[list[Any]]) -> str:
