@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/judge_boards.py BUILD [--judgements FILE ...] [--boards 10]
                                          [--rows 5] [--to-judge FILE] [--show]
+       python benchmarks/judge_boards.py BUILD --to-judge FILE --fold VERDICTS.tsv ...
 
 The sample is the ``--boards`` largest leaderboards (dataset, metric) of the build, most
 rows first, and the best ``--rows`` rows of each, as :func:`kg.analytics.leaderboards`
@@ -20,10 +21,12 @@ Columns: ``dataset metric method value unit paper reported_as digest verdict own
 why``; ``verdict`` is ``right`` when the value is that method's score on that data set in
 that metric (the board's, variant included) as the evidence states it, else ``wrong``;
 ``own_verdict`` is ``right`` when ``reported_as`` (own, baseline, or empty for no method)
-is what the evidence says of the method. An unjudged row is reported as unjudged and
-counted neither way (``--to-judge FILE`` writes those, with the evidence, as JSON lines).
+is what the evidence says of the method, ``na`` for a row with no method (not counted).
+An unjudged row is reported as unjudged and counted neither way (``--to-judge FILE``
+writes those, with the evidence, as JSON lines).
 Prints rows right, first rows right and own vs baseline right, of the judged. Reads the
-build; writes only ``--to-judge``.
+build; writes only ``--to-judge``. ``--fold`` appends judges' verdicts on the rows of a
+``--to-judge`` file to the judgements (:func:`fold_verdicts`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ FIELDS = ["dataset", "metric", "method", "value", "unit", "paper", "reported_as"
           "verdict", "own_verdict", "why"]  # fmt: skip
 MARKS = {"method": ("[[", "]]"), "dataset": ("{{", "}}"), "metric": ("<<", ">>"),
          "value": ("**", "**")}  # fmt: skip
+OWN_VERDICTS = ("right", "wrong", "na")  # na: no method, so no own or baseline to judge
 GAP = " … "  # between sentences of one item that are not next to each other
 
 
@@ -73,9 +77,10 @@ def read_judgements(paths: list[Path]) -> dict[tuple[str, ...], dict[str, str]]:
         with open(path, encoding="utf-8", newline="") as fh:
             lines = (line for line in fh if not line.startswith("#"))
             for n, row in enumerate(csv.DictReader(lines, delimiter="\t"), 2):
-                for field in ("verdict", "own_verdict"):
-                    if row.get(field) not in ("right", "wrong"):
-                        raise SystemExit(f"{path}:{n}: {field} must be right or wrong: {row}")
+                if row.get("verdict") not in ("right", "wrong"):
+                    raise SystemExit(f"{path}:{n}: verdict must be right or wrong: {row}")
+                if row.get("own_verdict") not in OWN_VERDICTS:
+                    raise SystemExit(f"{path}:{n}: own_verdict must be right, wrong or na: {row}")
                 key = row_key(row["dataset"], row["metric"], row["method"], row["value"],
                               row["unit"], row["paper"], row["reported_as"])  # fmt: skip
                 out[(*key, row["digest"])] = row
@@ -232,7 +237,8 @@ def score(items: list[dict], judged: dict) -> tuple[dict[str, list[int]], list[d
             continue
         for name, verdict, counted in (("rows", j["verdict"], True),
                                        ("first rows", j["verdict"], item["rank"] == 1),
-                                       ("own vs baseline", j["own_verdict"], True)):  # fmt: skip
+                                       ("own vs baseline", j["own_verdict"],
+                                        j["own_verdict"] != "na")):  # fmt: skip
             if counted:
                 counts[name][0] += verdict == "right"
                 counts[name][1] += 1
@@ -247,6 +253,26 @@ def report(counts: dict[str, list[int]], items: list[dict], unjudged: list[dict]
         print(f"{name}: {right} of {n} judged right ({share})")
 
 
+def fold_verdicts(to_judge: Path, verdicts: list[Path]) -> list[dict[str, str]]:
+    """The verdicts of judges (TSV with ``paper``, ``digest``, ``verdict``, ``own`` or
+    ``own_verdict`` and ``why``) on the rows of a ``--to-judge`` file, as lines of the
+    judgements file: each takes its key columns from the row it was given, found by paper
+    and evidence digest; a verdict on no row of the file is an error."""
+    with open(to_judge, encoding="utf-8") as fh:
+        rows = {(r["key"]["paper"], r["key"]["digest"]): r["key"] for r in map(json.loads, fh)}
+    out = []
+    for path in verdicts:
+        with open(path, encoding="utf-8", newline="") as fh:
+            for n, v in enumerate(csv.DictReader(fh, delimiter="\t"), 2):
+                key = rows.get((v["paper"], v["digest"]))
+                own = v.get("own_verdict") or v.get("own")
+                if key is None or v["verdict"] not in ("right", "wrong") or own not in OWN_VERDICTS:
+                    raise SystemExit(f"{path}:{n}: no row of {to_judge} or no verdict: {v}")
+                out.append({**key, "verdict": v["verdict"], "own_verdict": own,
+                            "why": " ".join(v.get("why", "").split())})  # fmt: skip
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", type=Path)
@@ -256,7 +282,19 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5, help="best rows read per board")
     parser.add_argument("--to-judge", type=Path, help="write the unjudged rows here (JSONL)")
     parser.add_argument("--show", action="store_true", help="print every row and verdict")
+    parser.add_argument("--fold", type=Path, nargs="+", metavar="TSV",
+                        help="judges' verdicts on the rows of --to-judge: append them to the "
+                        "first --judgements file and stop")  # fmt: skip
     args = parser.parse_args()
+    if args.fold:
+        if not args.to_judge:
+            raise SystemExit("--fold needs --to-judge: the rows the verdicts are on")
+        target = (args.judgements or [DEFAULT])[0]
+        lines = fold_verdicts(args.to_judge, args.fold)
+        with open(target, "a", encoding="utf-8", newline="") as fh:
+            csv.DictWriter(fh, FIELDS, delimiter="\t", lineterminator="\n").writerows(lines)
+        print(f"added {len(lines)} verdicts to {target}")
+        return
     paths = args.judgements or [DEFAULT]
     judged = read_judgements([p for p in paths if p.exists()])
     items = sample(args.build, args.boards, args.rows)

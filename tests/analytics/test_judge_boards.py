@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,3 +75,29 @@ def test_judge_boards_takes_a_verdict_only_for_the_evidence_judged(tmp_path):
     assert counts["rows"] == [1, 1] and counts["first rows"] == [1, 1]
     assert counts["own vs baseline"] == [0, 1]
     assert unjudged == [other]  # other evidence: unjudged, not guessed
+
+
+def test_judge_boards_folds_judges_verdicts_under_the_rows_they_were_given(tmp_path):
+    jb = _judge_boards()
+    items = [_item(jb, "ZorpNet reaches **81.2** zap"), _item(jb, "other **81.2** zap")]
+    items[1]["row"] = dict(items[1]["row"], method="", reported_as="")
+    to_judge = tmp_path / "to-judge.jsonl"
+    to_judge.write_text("".join(json.dumps(jb.to_judge(i)) + "\n" for i in items), "utf-8")
+    verdicts = tmp_path / "v.tsv"
+    rows = [["paper", "digest", "verdict", "own", "why"],
+            ["p1", items[0]["digest"], "right", "right", "its score"],
+            ["p1", items[1]["digest"], "wrong", "na", "no method"]]  # fmt: skip
+    verdicts.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    lines = jb.fold_verdicts(to_judge, [verdicts])
+    assert [(x["method"], x["reported_as"], x["verdict"], x["own_verdict"]) for x in lines] == [
+        ("ZorpNet", "own", "right", "right"), ("", "", "wrong", "na")]  # fmt: skip
+    tsv = tmp_path / "j.tsv"
+    with open(tsv, "w", encoding="utf-8") as fh:
+        fh.write("\t".join(jb.FIELDS) + "\n")
+        fh.writelines("\t".join(x[f] for f in jb.FIELDS) + "\n" for x in lines)
+    counts, unjudged = jb.score(items, jb.read_judgements([tsv]))
+    assert counts["rows"] == [1, 2] and counts["own vs baseline"] == [1, 1] and not unjudged
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("paper\tdigest\tverdict\town\twhy\np9\tabc\tright\tright\tx\n", "utf-8")
+    with pytest.raises(SystemExit, match="no row of"):
+        jb.fold_verdicts(to_judge, [bad])
