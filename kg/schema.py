@@ -58,8 +58,6 @@ entity labels: what extraction finds)."""
 
 RELATION_FLOOR = 0.9
 """Relations less confident than this are kept in the graph but not shown by default (the
-saved queries' ``$min_confidence``, ``kg viz``, ``kg analyze``): the least confidence at
-and above which the shipped relation classifier's held-out pairs are right at least 90%
-of the time (``scripts/train_relations.py`` prints it and stores it as ``floor``). An
-edge's confidence is calibrated on judged edges (:class:`kg.graph.assemble.EdgeCalibration`),
-so the edges at or above it too are right at least 9 times in 10."""
+saved queries' ``$min_confidence``, ``kg viz``, ``kg analyze``, ``kg explain``). An edge's
+confidence is calibrated on edges judged by hand (:class:`kg.graph.assemble.EdgeCalibration`),
+so the edges at or above it are expected to be right at least 9 times in 10."""

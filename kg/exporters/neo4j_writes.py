@@ -61,9 +61,7 @@ def run_write(driver, database, query: str, rows: list[dict[str, Any]]):
         return session.execute_write(work)
 
 
-def merged_edge(
-    old: dict[str, Any] | None, new: dict[str, Any], rtype: str = ""
-) -> dict[str, Any]:
+def merged_edge(old: dict[str, Any] | None, new: dict[str, Any], rtype: str = "") -> dict[str, Any]:
     """Combine an edge already in the database with the same edge from this load (a
     relation of ``rtype`` between entities takes the confidence of the evidence kept)."""
     if old is None:

@@ -150,8 +150,7 @@ def _utf8(path: Path, data: bytes) -> str:
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise KgError(
-            f"{path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x}); save the file "
-            "as UTF-8"
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x}); save the file as UTF-8"
         ) from None
 
 
@@ -265,7 +264,7 @@ def _check_merge(where: str, key: str, into: str) -> None:
     if kind != other:
         raise KgError(
             f"{where}: merges a {kind} into a {other}; a merge joins entities of one type "
-            f"(retype it first: [[retype]] to = \"{other.capitalize()}\")"
+            f'(retype it first: [[retype]] to = "{other.capitalize()}")'
         )
     if key == into:
         raise KgError(f"{where}: merges {key} into itself; leave the entry out")
@@ -395,8 +394,12 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
             moved = key not in now  # its key went with the names: a loaded database drops it
             if moved:
                 out.removed.add(key)
-            record(entry, keys, f"took {', '.join(sorted(taken))} out of {key} as {kept}"
-                   + (f"; {key} is gone (now {', '.join(sorted(now))})" if moved else ""))
+            record(
+                entry,
+                keys,
+                f"took {', '.join(sorted(taken))} out of {key} as {kept}"
+                + (f"; {key} is gone (now {', '.join(sorted(now))})" if moved else ""),
+            )
         elif entry.kind == "merge" and keys:
             into = final(entry.into) if exists(entry.into) else None
             if into is None:

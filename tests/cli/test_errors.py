@@ -69,8 +69,9 @@ def test_errors_commands_are_found():
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
     command=st.sampled_from(COMMANDS),
-    before=st.lists(st.sampled_from(["out", "-o", "x.toml", "--format", "json", "-p"]),
-                    max_size=3),  # fmt: skip
+    before=st.lists(
+        st.sampled_from(["out", "-o", "x.toml", "--format", "json", "-p"]), max_size=3
+    ),  # fmt: skip
     raw=st.binary(min_size=1, max_size=8).filter(lambda b: not _is_utf8(b)),
     text=st.text(max_size=4),
 )
@@ -108,16 +109,20 @@ def test_errors_parameter_names_that_are_no_variable(db, query):
 
 def test_errors_no_entity_hint_names_the_find_entity_parameter(db, tmp_path):
     param = get_query("find-entity").params[0].name
-    for args in (["explain", str(db), "zzz-nothing"],
-                 ["curate", "drop", str(db), "zzz-nothing", "-o", str(tmp_path / "f.toml")]):
+    for args in (
+        ["explain", str(db), "zzz-nothing"],
+        ["curate", "drop", str(db), "zzz-nothing", "-o", str(tmp_path / "f.toml")],
+    ):
         result = runner.invoke(app, args)
         assert result.exit_code == 1
         assert f"find-entity -p {param}=..." in result.output
 
 
 def test_errors_show_writes_the_values_into_ad_hoc_and_rq_queries(tmp_path):
-    text = "SELECT ?n WHERE {\n  ?m <http://www.w3.org/2004/02/skos/core#prefLabel> ?n\n" \
+    text = (
+        "SELECT ?n WHERE {\n  ?m <http://www.w3.org/2004/02/skos/core#prefLabel> ?n\n"
         "  FILTER(?n = $x)\n}"
+    )
     rq = tmp_path / "q.rq"
     rq.write_text(text + "\n", encoding="utf-8")
     for query in (text, str(rq)):

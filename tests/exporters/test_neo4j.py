@@ -64,8 +64,11 @@ def test_merged_edge_counts_a_reloaded_paper_once_and_replaces_its_evidence():
 def test_merged_relation_keeps_its_best_evidence_first_and_its_confidence():
     """A relation already in the database from another paper: the evidence of both is
     ranked by confidence and the confidence is that of the papers shown first."""
-    old = {"papers": ["p1"], "confidence": 0.4,
-           "evidence": json.dumps([{"paper": "p1", "confidence": 0.4}])}
+    old = {
+        "papers": ["p1"],
+        "confidence": 0.4,
+        "evidence": json.dumps([{"paper": "p1", "confidence": 0.4}]),
+    }
     new = {"papers": ["p2"], "support": 1, "confidence": 0.9,
            "evidence": json.dumps([{"paper": "p2", "confidence": 0.9}])}  # fmt: skip
     merged = merged_edge(old, new, "USES")
