@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections import defaultdict
@@ -242,6 +243,27 @@ class LadybugWrite:
     notes: list[str]
 
 
+SPACE_RESERVE = 8 * 2**20
+"""Free bytes a ``COPY`` needs beyond twice its file: an empty store grows by about 4.7 MB
+on its first writes (the 12-abstract example's store is 4.8 MB), and its write-ahead log
+holds a copy's pages until the checkpoint."""
+
+
+def _check_space(path: Path, file: Path, what: str) -> None:
+    """Refuse a ``COPY`` the device holding ``path`` has no room for: LadybugDB aborts the
+    whole process on some writes that find the disk full, where an error can be reported
+    and the partial output removed."""
+    folder = path if path.is_dir() else path.parent
+    free = shutil.disk_usage(folder).free
+    need = SPACE_RESERVE + 2 * file.stat().st_size
+    if free < need:
+        raise OSError(
+            errno.ENOSPC,
+            f"No space left on device: LadybugDB needs about {need / 2**20:.0f} MB to copy "
+            f"{what} into {path}, {free / 2**20:.1f} MB are free",
+        )
+
+
 class _Writer:
     """A connection that writes the database at ``path``, opened on first use and closed,
     database and all, after each ``COPY`` (:func:`_copy`): an open database keeps what it
@@ -422,6 +444,7 @@ def _copy(
     options = f"header=true, quote='\"', escape='\"', parallel=false{extra}"
     query = f"COPY {table}{cols} FROM '{file.as_posix()}' ({options})"
     what = what or table
+    _check_space(Path(conn.path), file, what)
     while True:
         try:
             conn.execute(query)
