@@ -11,6 +11,7 @@ from spacy.util import registry
 
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
+from kg.nlp.numbers import RANGE_GAP, find_numbers, make_number_parser, parse_number
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.proposals import proposed_method
 from kg.nlp.result_linking import Mention, NumberRow, link_metric
@@ -26,20 +27,10 @@ __all__ = [
     "rule_features",
     "parse_number",
     "find_numbers",
+    "make_number_parser",
     "is_own_name",
 ]
 
-_NUMBER = re.compile(
-    r"(?<![\w./])(?<!\d,)(\+?)"
-    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?)\s?"
-    r"(\\?%|percent\b|×|x(?![A-Za-z])|X(?![A-Za-z])|-?times\b|times(?![a-z])|-fold\b|fold\b)?"
-)
-_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
-_RANGE_GAP = re.compile(r"\s?(?:[-–—]|to)\s?")
-_SIZE_NEXT = re.compile(r"\s?\d")  # "256×256": a size, no result
-_SIZE_BEFORE = re.compile(r"\d\s?[×xX]\s?$")
-_NOT_A_RESULT_BEFORE = re.compile(r"(?:±|\+/-|\+-)\s?$|\[[\d,\s–-]*$")  # "± 1.2", "[12]"
-_NAME_HYPHEN = re.compile(r"[A-Za-z][-–]$")  # "GPT-4", "top-1": part of a name
 _DELTA_LEFT = re.compile(
     r"(improv|gain|boost|increas|reduc|decreas|\bby\b|outperform|surpass|exceed|accelerat|"
     r"speed|lower|cut|sav|raise|lift|\+)",
@@ -61,66 +52,6 @@ _UP = re.compile(rf"\b({UP_WORDS})\b", re.I)
 _DOWN = re.compile(rf"\b({DOWN_WORDS})\b", re.I)
 _CLAUSE_END = re.compile(r"[,;]|\b(?:while|and|with|but|compared|over|than|at)\b", re.I)
 _SPEED_RIGHT = re.compile(r"^\s*\W{0,2}\s*(faster|speed-?up|acceleration|quicker)", re.I)
-
-
-@registry.misc("kg.parse_number.v1")
-def make_number_parser():
-    """Return the number parser the results extractor uses."""
-    return parse_number
-
-
-def parse_number(text: str) -> float | None:
-    """Return the value of a written number ("2,552", "60.2", a decimal comma "72,64"),
-    or None.
-
-    Examples
-    --------
-    >>> parse_number("2,552"), parse_number("60.2"), parse_number("72,64"), parse_number("abc")
-    (2552.0, 60.2, 72.64, None)
-    """
-    if _DECIMAL_COMMA.fullmatch(text):
-        text = text.replace(",", ".")
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def find_numbers(text: str) -> list[tuple[int, int, str, str, str | None]]:
-    """Return ``(start, end, sign, number, unit)`` for each number in ``text`` that may be
-    a reported value: a decimal comma is a decimal point ("72,64%"), both ends of a range
-    take its unit ("5-15%"), and sizes ("256×256"), spreads ("± 1.2"), citations
-    ("[12]") and numbers in names ("GPT-4") are left out.
-
-    Examples
-    --------
-    >>> [(n, u) for _, _, _, n, u in find_numbers("gains 11\\\\% and runs 4times faster")]
-    [('11', '%'), ('4', 'x')]
-    >>> [(n, u) for _, _, _, n, u in find_numbers("BLEU-4 of 72,64% and 5-15% at 256×256")]
-    [('72,64', '%'), ('5', '%'), ('15', '%')]
-    """
-    found = []
-    for m in _NUMBER.finditer(text):
-        unit_raw = m.group(3)
-        unit = None
-        if unit_raw:
-            unit = "%" if "%" in unit_raw or unit_raw == "percent" else "x"
-        end = m.end(3) if unit_raw else m.end(2)
-        found.append([m.start(), end, m.group(1), m.group(2), unit])
-    out: list[tuple[int, int, str, str, str | None]] = []
-    for i, (start, end, sign, number, unit) in enumerate(found):
-        before = text[max(0, start - 12) : start]
-        if unit == "x" and _SIZE_NEXT.match(text, end):
-            continue  # 256×256: the first side of a size
-        if _SIZE_BEFORE.search(before):
-            continue  # the second side
-        if _NOT_A_RESULT_BEFORE.search(before) or _NAME_HYPHEN.search(before):
-            continue
-        nxt = found[i + 1] if i + 1 < len(found) else None
-        if unit is None and nxt is not None and nxt[4] and _RANGE_GAP.fullmatch(text[end : nxt[0]]):
-            unit = nxt[4]  # "5-15%": the first end of a range
-        out.append((start, end, sign, number, unit))
-    return out
 
 
 class ResultsExtractor(KgComponent):
@@ -376,7 +307,7 @@ def rule_features(sentence: str, start: int, end: int, sign: str = "") -> list[s
 def _ranges_shared(rows: list[dict], text: str) -> list[dict]:
     """Give both ends of a range ("7-15x faster") the metric and delta flag one of them has."""
     for a, b in itertools.pairwise(rows):
-        if _RANGE_GAP.fullmatch(text[a["end"] : b["start"]]) and a["unit"] == b["unit"]:
+        if RANGE_GAP.fullmatch(text[a["end"] : b["start"]]) and a["unit"] == b["unit"]:
             for x, y in ((a, b), (b, a)):
                 if x["metric"] is None and y["metric"] is not None:
                     x["metric"], x["metric_span"] = y["metric"], y["metric_span"]

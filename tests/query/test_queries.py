@@ -80,7 +80,7 @@ def _example_params(sample: bool) -> dict[str, dict]:
         paper = _paper_id_containing("BudgetFormer")
         return {
             "methods-on-dataset": {"dataset": "ImageNet"},
-            "leaderboard": {"dataset": "ImageNet"},
+            "leaderboard": {"dataset": "LIBERO"},
             "paper-contributions": {"paper": paper},
             "outperforms-transitive": {"method": "multi-head attention"},
             "task-datasets-metrics": {"task": "text classification"},
