@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -96,11 +96,15 @@ class EdgeCalibration:
     support_weight: float = 0.0
     cap: int = 1
 
+    @cached_property
+    def _by_type(self) -> dict[str, float]:
+        return dict(self.intercept)  # once, not on every merged edge
+
     def __call__(self, rtype: str, c: float, support: int) -> float:
         if not self.intercept and self.slope == 1.0 and self.support_weight == 0.0:
             return c
         c = min(max(c, 1e-4), 1 - 1e-4)
-        z = dict(self.intercept).get(rtype, 0.0) + self.slope * math.log(c / (1 - c))
+        z = self._by_type.get(rtype, 0.0) + self.slope * math.log(c / (1 - c))
         z += self.support_weight * math.log(min(max(support, 1), self.cap))
         return 1 / (1 + math.exp(-z))
 
