@@ -38,7 +38,7 @@ from train_entities import (
 from kg.eval.scoring import _type
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline, pipeline_config
-from kg.nlp.relation_pairs import PairCandidate, allowed_types
+from kg.nlp.relation_pairs import PairCandidate, allowed_types, is_stated
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
 from kg.schema import RELATION_TYPES
@@ -134,6 +134,8 @@ def cross_validated_scores(
             scores = dict(zip(RELATION_CLASSES, row, strict=True))
             best = max(allowed, key=lambda t: (scores[t], t))
             margin = scores[best] - scores["O"]
+            if not is_stated(best, feats):
+                continue  # not kept whatever its margin (the extractor's rule)
             margins.append((margin, best == label))
             for b in BIASES:
                 if margin >= b:

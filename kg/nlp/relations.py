@@ -16,6 +16,7 @@ from kg.nlp.proposals import is_named, proposed_method
 from kg.nlp.relation_pairs import (
     allowed_types,
     entity_groups,
+    is_stated,
     iter_pair_candidates,
     pair_candidates,
 )
@@ -53,7 +54,8 @@ class RelationExtractor(KgComponent):
     paper's entities that a relation type can join is typed or rejected by the trained
     classifier (:mod:`kg.nlp.relation_pairs`), and a pair is kept when its best type
     scores ``bias`` or more above "no relation" (default: the bias the classifier was
-    chosen with by cross-validation). Its confidence is the chance, calibrated on held-out
+    chosen with by cross-validation) and, for a win, a sentence states it
+    (:func:`~kg.nlp.relation_pairs.is_stated`). Its confidence is the chance, calibrated on held-out
     folds, that the pair and type are right.
     """
 
@@ -151,7 +153,7 @@ class RelationExtractor(KgComponent):
                 continue
             best = max(types, key=lambda t: (scores[t], t))
             margin = scores[best] - scores.get("O", 0.0)
-            if margin < self.bias:
+            if margin < self.bias or not is_stated(best, pair.features):
                 continue
             ends = (pair.head.key, pair.tail.key)
             key = (best, *sorted(ends)) if best == "COMPARED_WITH" else (best, *ends)

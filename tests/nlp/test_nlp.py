@@ -447,6 +447,19 @@ def test_pipeline_reads_a_stated_win(nlp):
     assert ("StrideNet", "OUTPERFORMS", "ActionFormer") in _relations(nlp(clean_text(_STRIDENET)))
 
 
+def test_a_list_of_compared_models_states_no_win(nlp):
+    """Models named together are compared, not ranked: a win needs a sentence stating it."""
+    text = (
+        "We present GlintNet, a detector for retinal lesions. We benchmark VGG16, VGG19, "
+        "ResNet-50 and DenseNet-121 on the APTOS dataset, and GlintNet outperforms "
+        "ResNet-50 by 3.1 points of accuracy."
+    )
+    wins = {(h, t) for h, r, t in _relations(nlp(text)) if r == "OUTPERFORMS"}
+    assert ("GlintNet", "ResNet-50") in wins
+    assert not wins & {("VGG16", "VGG19"), ("VGG19", "VGG16"), ("VGG16", "ResNet-50"),
+                       ("ResNet-50", "DenseNet-121")}  # fmt: skip
+
+
 def test_pipeline_proposals_and_relations(nlp):
     doc = nlp(clean_text(_STRIDENET))
     proposed = {doc.text[s:e] for s, e, _ in doc._.kg_proposed}
