@@ -8,14 +8,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 
+from kg.graph.store import GraphSource, graph_source
 from kg.names import normalise_name
 
 __all__ = [
     "Board",
     "LeaderboardRow",
+    "Placement",
+    "board_properties",
     "boards_of",
     "comparable_rows",
     "learn_directions",
@@ -23,6 +27,7 @@ __all__ = [
     "metric_direction",
     "metric_scales",
     "on_scale",
+    "placements",
 ]
 
 DIRECTION_SHARE = 0.7
@@ -46,22 +51,11 @@ def shipped_directions() -> Votes:
         }
 
 
-def learn_directions(G: nx.MultiDiGraph) -> Votes:
+def learn_directions(G: nx.MultiDiGraph | GraphSource) -> Votes:
     """Count, per metric, the papers of ``G`` whose claimed change raised it and those
     whose claim lowered it (Result nodes with ``change``; a baseline's changes do not
     count): "reduces FID by 2.1" is a vote for lower FID."""
-    votes: dict[str, tuple[set, set]] = defaultdict(lambda: (set(), set()))
-    for node, data in G.nodes(data=True):
-        if data.get("label") != "Result" or data.get("change") not in ("up", "down"):
-            continue
-        if data.get("own") is False:
-            continue
-        metric_node = _target(G, node, "MEASURED_BY")
-        name = G.nodes[metric_node]["name"] if metric_node else data.get("metric_name")
-        if name:
-            up, down = votes[normalise_name(name)]
-            (up if data["change"] == "up" else down).add(data.get("paper_id", node))
-    return {m: (len(up), len(down)) for m, (up, down) in votes.items()}
+    return _read_results(graph_source(G), evidence=False).votes
 
 
 def metric_direction(name: str | None, learned: Votes | None = None) -> str:
@@ -161,40 +155,82 @@ HIDDEN_NO_METHOD = "no method named"
 HIDDEN_IMPOSSIBLE = "a value the metric cannot take"
 
 
-def _target(G: nx.MultiDiGraph, node: str, rtype: str) -> str | None:
-    for _, v, key in G.out_edges(node, keys=True):
-        if key == rtype:
-            return v
-    return None
+HIDDEN_CHANGE = "a change, not a score"
+HIDDEN_NO_DATASET = "no data set named"
+HIDDEN_NO_METRIC = "no metric named"
+"""Why a Result is on no board at all (:func:`board_properties` says so on the node)."""
+
+_BOARD_EDGES = ("ON_DATASET", "MEASURED_BY", "FOR_METHOD")
 
 
-def _result_rows(G: nx.MultiDiGraph) -> dict[tuple[str, str], list[LeaderboardRow]]:
-    """The absolute results of ``G`` with a dataset and a metric, per (dataset, metric)."""
-    boards: dict[tuple[str, str], list[LeaderboardRow]] = defaultdict(list)
-    for node, data in G.nodes(data=True):
-        if data.get("label") != "Result" or data.get("delta"):
+@dataclass
+class _Results:
+    """The Result nodes of a graph as the board rules read them."""
+
+    boards: dict[tuple[str, str], list[LeaderboardRow]]  # absolute, by (dataset, metric)
+    off: dict[str, tuple[str, float, str | None]]  # key -> (why on no board, value, unit)
+    votes: Votes
+
+
+def _ends(source: GraphSource) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """The data set, metric and method each node points at (by relationship type), and the
+    names of those entities."""
+    ends: dict[str, dict[str, str]] = defaultdict(dict)
+    for rtype in _BOARD_EDGES:
+        for u, v, _, _ in source.edges(rtype, evidence_json=True):
+            ends[u][rtype] = v
+    wanted = {v for targets in ends.values() for v in targets.values()}
+    names = {}
+    for label in ("Dataset", "Metric", "Method"):
+        names.update((k, d["name"]) for k, d in source.nodes(label) if k in wanted)
+    return ends, names
+
+
+def _off_board(data: dict[str, Any], dataset: str | None, metric: str | None) -> str:
+    """Why a Result is on no board ("" when it is on one)."""
+    if data.get("delta"):
+        return HIDDEN_CHANGE
+    if dataset is None:
+        return HIDDEN_NO_DATASET
+    return "" if metric else HIDDEN_NO_METRIC
+
+
+def _read_results(source: GraphSource, *, evidence: bool = True) -> _Results:
+    """Read every Result node of ``source`` once: the absolute results with a data set and
+    a metric as rows (with their sentence unless not ``evidence``), why the others are on
+    no board, and the changes papers claim per metric (:func:`learn_directions`)."""
+    ends, names = _ends(source)
+    out = _Results(defaultdict(list), {}, {})
+    votes: dict[str, tuple[set, set]] = defaultdict(lambda: (set(), set()))
+    for node, data in source.nodes("Result"):
+        targets = ends.get(node, {})
+        metric = names.get(targets.get("MEASURED_BY", "")) or data.get("metric_name")
+        if metric and data.get("change") in ("up", "down") and data.get("own") is not False:
+            up, down = votes[normalise_name(metric)]
+            (up if data["change"] == "up" else down).add(data.get("paper_id", node))
+        dataset = names.get(targets.get("ON_DATASET", ""))
+        value, unit = float(data["value"]), data.get("unit")
+        off = _off_board(data, dataset, metric)
+        if off:
+            out.off[node] = (off, value, unit)
             continue
-        dataset = _target(G, node, "ON_DATASET")
-        metric_node = _target(G, node, "MEASURED_BY")
-        metric = G.nodes[metric_node]["name"] if metric_node else data.get("metric_name")
-        if dataset is None or not metric:
-            continue
-        method = _target(G, node, "FOR_METHOD")
-        boards[(G.nodes[dataset]["name"], metric)].append(
+        method = names.get(targets.get("FOR_METHOD", ""))
+        out.boards[(dataset, metric)].append(
             LeaderboardRow(
-                dataset=G.nodes[dataset]["name"],
+                dataset=dataset,
                 metric=metric,
-                method=G.nodes[method]["name"] if method else None,
-                value=float(data["value"]),
-                unit=data.get("unit"),
+                method=method,
+                value=value,
+                unit=unit,
                 paper_id=data.get("paper_id", ""),
                 result=node,
                 own=data.get("own"),
                 condition=data.get("condition"),
-                evidence=data.get("evidence"),
+                evidence=data.get("evidence") if evidence else None,
             )
         )
-    return boards
+    out.votes = {m: (len(up), len(down)) for m, (up, down) in votes.items()}
+    return out
 
 
 def metric_scales(rows: Sequence[LeaderboardRow]) -> dict[str, str]:
@@ -255,60 +291,135 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
-def boards_of(G: nx.MultiDiGraph, min_rows: int = 1) -> dict[tuple[str, str], Board]:
-    """Return {(dataset, metric): :class:`Board`} from the graph's Result nodes.
+@dataclass(frozen=True)
+class Placement:
+    """What the board rules decided for one result: the board it is on (its data set and
+    the board's name, ``"accuracy [no unit]"`` for a second unit), the board's direction,
+    the row as read on its metric's scale, and why it is hidden ("" when shown)."""
 
-    Only absolute results count (not deltas such as "+2.1 points"); a result needs a
-    dataset, a metric and a method. ``direction`` is ``metric_direction(metric)``, with the
+    dataset: str
+    board: str
+    direction: str
+    row: LeaderboardRow
+    hidden: str = ""
+
+
+def placements(G: nx.MultiDiGraph | GraphSource, *, evidence: bool = True) -> list[Placement]:
+    """Apply the board rules to the Result nodes of ``G`` (a graph, or a build's tables):
+    one :class:`Placement` per absolute result with a data set and a metric, each board's
+    shown rows best first, then its hidden ones. The one place the rules are applied:
+    :func:`boards_of` groups these, :func:`board_properties` stores them on the nodes.
+
+    A result needs a method. ``direction`` is ``metric_direction(metric)``, with the
     changes this graph's papers claim. Each metric's values are read on one scale
     (:func:`metric_scales`, :func:`on_scale`), and values of different units are never
     ranked together: the most common unit's rows keep the (dataset, metric) board, the
-    others get boards of their own (``"accuracy [no unit]"``). Each board keeps one row
-    per paper, method and condition, its best, and counts the rows it hid, per reason.
+    others get boards of their own. Each board keeps one row per paper, method and
+    condition, its best. Rows hidden for their value or for naming no method are said on
+    the metric's main board.
     """
-    boards = _result_rows(G)
-    scales = metric_scales([r for rows in boards.values() for r in rows])
-    directions = _Directions(learn_directions(G))
-    out = {}
-    for (dataset, metric), rows in sorted(boards.items()):
+    return _place(_read_results(graph_source(G), evidence=evidence))
+
+
+def _place(results: _Results) -> list[Placement]:
+    scales = metric_scales([r for rows in results.boards.values() for r in rows])
+    directions = _Directions(results.votes)
+    out = []
+    for (dataset, metric), rows in sorted(results.boards.items()):
         direction = directions.of(metric)
-        hidden: Counter = Counter()
+        scale = scales.get(normalise_name(metric))
         read = []
         for r in rows:
-            scaled = on_scale(r, scales.get(normalise_name(metric)))
+            scaled = on_scale(r, scale)
             if scaled is None:
-                hidden[HIDDEN_IMPOSSIBLE] += 1
+                out.append(Placement(dataset, metric, direction, r, HIDDEN_IMPOSSIBLE))
             elif r.method is None:
-                hidden[HIDDEN_NO_METHOD] += 1
+                out.append(Placement(dataset, metric, direction, scaled, HIDDEN_NO_METHOD))
             else:
                 read.append(scaled)
-        for name, board in _unit_boards(metric, read, direction).items():
-            if len(board.rows) >= min_rows:
-                out[(dataset, name)] = Board(
-                    direction, board.rows, dict(hidden + Counter(board.hidden))
-                )
-            hidden = Counter()  # said once, on the metric's main board
+        out += _unit_boards(dataset, metric, read, direction)
     return out
 
 
-def _unit_boards(metric: str, rows: list[LeaderboardRow], direction: str) -> dict[str, Board]:
-    """The boards of one (dataset, metric): one per unit, the most common unit's first
-    (named as the metric), each with one row per paper, method and condition."""
+def _unit_boards(
+    dataset: str, metric: str, rows: list[LeaderboardRow], direction: str
+) -> list[Placement]:
+    """The rows of one (dataset, metric) placed on one board per unit, the most common
+    unit's first (named as the metric): on each, the best row of each paper, method and
+    condition is shown, best first (ties by method, paper and result key), the others
+    are hidden after them."""
     sign = 1 if direction == "lower" else -1
+    ordered = sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id, r.result))
     units = Counter(r.unit for r in rows)
-    out = {}
+    out = []
     for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):
-        best: dict[tuple, LeaderboardRow] = {}
-        same = 0
-        for r in sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id)):
+        name = metric if rank == 0 else f"{metric} [{unit or 'no unit'}]"
+        seen: set[tuple] = set()
+        shown, same = [], []
+        for r in ordered:
             if r.unit != unit:
                 continue
-            if (r.paper_id, r.method, r.condition) in best:
-                same += 1
-            best.setdefault((r.paper_id, r.method, r.condition), r)
-        name = metric if rank == 0 else f"{metric} [{unit or 'no unit'}]"
-        out[name] = Board(direction, list(best.values()), {HIDDEN_SAME: same} if same else {})
+            key = (r.paper_id, r.method, r.condition)
+            if key in seen:
+                same.append(Placement(dataset, name, direction, r, HIDDEN_SAME))
+            else:
+                seen.add(key)
+                shown.append(Placement(dataset, name, direction, r))
+        out += shown + same
     return out
+
+
+def boards_of(G: nx.MultiDiGraph | GraphSource, min_rows: int = 1) -> dict[tuple[str, str], Board]:
+    """Return {(dataset, board): :class:`Board`} from the graph's Result nodes: the
+    :func:`placements` of ``G`` grouped by board, each with its shown rows best first and
+    its hidden rows counted per reason; boards with fewer than ``min_rows`` rows (or none)
+    are left out.
+
+    Only absolute results count (not deltas such as "+2.1 points"); a result needs a
+    dataset, a metric and a method. Each metric's values are read on one scale, values of
+    different units are never ranked together (``"accuracy [no unit]"``), and each board
+    keeps one row per paper, method and condition, its best.
+    """
+    groups: dict[tuple[str, str], list[Placement]] = {}
+    for p in placements(G):
+        groups.setdefault((p.dataset, p.board), []).append(p)
+    out = {}
+    for key, group in groups.items():
+        rows = [p.row for p in group if not p.hidden]
+        if rows and len(rows) >= min_rows:
+            hidden = Counter(p.hidden for p in group if p.hidden)
+            out[key] = Board(group[0].direction, rows, dict(hidden))
+    return out
+
+
+def board_properties(G: nx.MultiDiGraph | GraphSource) -> dict[str, dict[str, Any]]:
+    """Return, for every Result node of ``G`` (a graph, or a build's tables), what the
+    board rules decided (:func:`placements`), as the properties a build stores on it
+    (:data:`kg.graph.model.BOARD_PROPERTIES`): ``board_metric`` (the board it is on, ""
+    when none), ``board_direction`` (``"higher"`` or ``"lower"`` is better; "" when on no
+    board), ``board_value`` and ``board_unit`` (its value on the metric's scale, "" for no
+    unit), ``board_note`` (how it was read, "0.875 read as 87.5%", or ""),
+    ``board_shown`` and ``board_hidden`` (why it is hidden, "" when shown). A result on
+    no board (a change, or one with no data set or metric) keeps its own value and unit
+    and says why in ``board_hidden``.
+
+    >>> board_properties(nx.MultiDiGraph())
+    {}
+    """
+    results = _read_results(graph_source(G), evidence=False)
+    out = {key: _properties("", "", value, unit, "", why)
+           for key, (why, value, unit) in results.off.items()}  # fmt: skip
+    for p in _place(results):
+        out[p.row.result] = _properties(
+            p.board, p.direction, p.row.value, p.row.unit, p.row.note, p.hidden
+        )
+    return out
+
+
+def _properties(board, direction, value, unit, note, hidden) -> dict[str, Any]:
+    return {"board_metric": board, "board_direction": direction, "board_value": value,
+            "board_unit": unit or "", "board_note": note or "", "board_shown": not hidden,
+            "board_hidden": hidden}  # fmt: skip
 
 
 def leaderboards(

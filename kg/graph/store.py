@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +35,7 @@ from kg.util.tables import (
     glob_of,
     iter_rows,
     shard_files,
+    write_table,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "PaperSubset",
     "graph_source",
     "merge_edge_tables",
+    "set_node_properties",
     "to_networkx",
 ]
 
@@ -202,6 +204,36 @@ def _fold_pair(rtype: str, rows) -> list[tuple[tuple[str, str], dict[str, Any]]]
     if len(edges) == 2 and rtype in CONTRADICTED:
         settle_contradiction(edges[0][1], edges[1][1])
     return edges
+
+
+def set_node_properties(
+    directory: str | Path, label: str, properties: Mapping[str, dict[str, Any]]
+) -> int:
+    """Set ``properties[key]`` on the nodes of ``label`` (Paper or Result) in the tables of
+    ``directory`` (``OUT/tables``), over what they held; return how many nodes took them.
+    What the build decides once the graph is whole (a result's leaderboard) is stored so.
+
+    Each shard is read and written again whole (beside it, then renamed), one at a time,
+    so memory holds one shard; a shard with no such node is left as it is.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    changed = 0
+    for file in shard_files(Path(directory) / NODES):
+        table = pq.read_table(file)
+        keys, labels = table.column("key").to_pylist(), table.column("label").to_pylist()
+        rows = [i for i, (k, lab) in enumerate(zip(keys, labels, strict=True))
+                if lab == label and k in properties]  # fmt: skip
+        if not rows:
+            continue
+        data = table.column("data").to_pylist()
+        for i in rows:
+            data[i] = json_text({**json.loads(data[i]), **properties[keys[i]]})
+        column = table.schema.get_field_index("data")
+        write_table(file, table.set_column(column, "data", pa.array(data, pa.string())))
+        changed += len(rows)
+    return changed
 
 
 def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:
