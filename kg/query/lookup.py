@@ -201,43 +201,54 @@ def resolve_papers(
 
 
 def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> str | None:
-    """Why a leaderboard is empty: the data set has no results, or none for that metric
-    (with the metrics it has). None for other queries."""
+    """Why a leaderboard is empty: the data set has no results, none of them is on a
+    leaderboard (changes, or no metric named), no board's name contains the metric asked
+    for (with the boards it has), or the board rules hide every row. None for other
+    queries."""
     if query.name != "leaderboard" or not params.get("dataset"):
         return None
     if engine.name == "sparql":
         text = (
-            "SELECT ?metric (COUNT(?r) AS ?n) $dataset WHERE { "
+            "SELECT ?board (COUNT(?r) AS ?n) (SUM(?on) AS ?shown) $dataset WHERE { "
             "{ SELECT DISTINCT ?d $dataset WHERE { { ?d kgo:key $dataset } "
             "UNION { ?d skos:altLabel $dataset } UNION { BIND(LCASE($dataset) AS ?f) "
             "LATERAL { ?d kgo:foldedName ?f } } LATERAL { ?d a kgo:Dataset } } } "
-            "?r kgo:onDataset ?d ; kgo:delta false . OPTIONAL { ?r skos:prefLabel ?m } "
-            'BIND(COALESCE(?m, "") AS ?metric) } GROUP BY ?metric $dataset ORDER BY DESC(?n)'
+            "?r kgo:onDataset ?d . OPTIONAL { ?r kgo:boardMetric ?m } "
+            'OPTIONAL { ?r kgo:boardShown ?s } BIND(COALESCE(?m, "") AS ?board) '
+            "BIND(IF(COALESCE(?s, false), 1, 0) AS ?on) } "
+            "GROUP BY ?board $dataset ORDER BY DESC(?n) ?board"
         )
     else:
         text = (
             "MATCH (r:Result)-[:ON_DATASET]->(d:Dataset) WHERE (d.key = $dataset OR "
-            "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) AND r.delta = false "
-            "RETURN coalesce(r.metric_name, '') AS metric, count(*) AS n ORDER BY n DESC"
+            "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) "
+            "RETURN coalesce(r.board_metric, '') AS board, count(*) AS n, "
+            "sum(CASE WHEN r.board_shown THEN 1 ELSE 0 END) AS shown ORDER BY n DESC, board"
         )
     rows = engine.run(text, {"dataset": params["dataset"]}).rows
-    dataset = params["dataset"]
+    return _why_no_board_rows(params["dataset"], str(params.get("metric") or ""), rows)
+
+
+def _why_no_board_rows(dataset: str, metric: str, rows: list[tuple]) -> str:
+    """The sentence :func:`explain_empty` says, from the results on ``dataset`` counted
+    per board (``(board, results, shown)``, board "" for those on none)."""
     if not rows:
         return f"no results are reported on {dataset!r} in this graph"
-    metrics = ", ".join(f"{m or '(no metric)'} ({n})" for m, n in rows[:10])
+    boards = [(board, int(n), int(shown or 0)) for board, n, shown in rows if board]
+    if not boards:
+        total = sum(int(n) for _, n, _ in rows)
+        return (
+            f"none of the {total} results on {dataset!r} is on a leaderboard: each is a "
+            "change (a gain, not a score) or names no metric"
+        )
+    if any(metric.lower() in board.lower() for board, _, _ in boards):
+        which = f"with a name containing {metric!r} " if metric else ""
+        return (
+            f"the board rules hide every row of the leaderboards on {dataset!r} {which}"
+            "(-p show_hidden=true lists them, each with its reason)"
+        )
+    listed = ", ".join(f"{b} ({s} shown, {n - s} hidden)" for b, n, s in boards[:10])
     return (
-        f"no results on {dataset!r} with a metric containing {params.get('metric')!r}; "
-        f"its results are reported with: {metrics}"
+        f"no leaderboard on {dataset!r} has a name containing {metric!r}; "
+        f"its leaderboards: {listed}"
     )
-
-
-def with_learned_direction(query: SavedQuery, given: dict[str, Any]) -> dict[str, Any]:
-    """Return the parameters the user ``given``, with a leaderboard's ``lower_is_better``
-    taken from the way papers move its metric (:func:`kg.analytics.metric_direction`,
-    learned from the shared corpus) when the user named a metric and did not say."""
-    names = {p.name for p in query.params}
-    if "lower_is_better" not in names or "lower_is_better" in given or not given.get("metric"):
-        return given
-    from kg.analytics.leaderboards import metric_direction
-
-    return {**given, "lower_is_better": metric_direction(str(given["metric"])) == "lower"}

@@ -62,7 +62,7 @@ def test_saved_queries_have_headers_and_cover_the_questions():
 def test_saved_query_parameters_bind_and_complain():
     q = get_query("leaderboard")
     params = q.bind({"dataset": "X"})
-    assert params == {"dataset": "X", "metric": "", "lower_is_better": False}
+    assert params == {"dataset": "X", "metric": "", "show_hidden": False}
     with pytest.raises(KgError, match="needs --param dataset"):
         q.bind({})
     with pytest.raises(KgError, match="has no parameter nope"):
@@ -186,6 +186,9 @@ def test_example_answers_hand_checked(example_answers):
         "dataset": "LIBERO",
         "paper": _example_paper("GraspVLA"),
         "reported_as": "own",  # GraspVLA is what its paper proposes
+        "note": "",
+        "condition": "",
+        "hidden": "",
     }
     assert a["outperforms-transitive"].records() == [{"method": "StrideTAD", "hops": 1}]
     # "it outperforms CRD on CIFAR-100": CRD was run on CIFAR-100 as well
@@ -467,17 +470,25 @@ def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     full.run("MATCH (p:Paper)-[:MENTIONS]-(e:Dataset) RETURN count(*)")
 
 
-def test_a_leaderboard_is_ordered_the_way_papers_move_its_metric_unless_told():
-    from kg.query import with_learned_direction
+def test_the_leaderboard_on_neo4j_gives_the_rows_of_boards_of(neo4j_driver):
+    """On Neo4j too the saved leaderboard shows what the board rules decided (a fraction
+    read as a percentage; an impossible value, a row with no method and a paper's second
+    row for one method hidden), and loading the graph again changes none of it."""
+    from kg.analytics.leaderboards import boards_of
+    from tests.query.test_leaderboard import DATASET, board_graph, board_row
 
-    q = get_query("leaderboard")
-    fid = with_learned_direction(q, {"dataset": "CIFAR-10", "metric": "FID"})
-    assert fid["lower_is_better"] is True  # the shared corpus's papers lower FID
-    acc = with_learned_direction(q, {"dataset": "CIFAR-10", "metric": "accuracy"})
-    assert acc["lower_is_better"] is False
-    told = with_learned_direction(q, {"dataset": "X", "metric": "FID", "lower_is_better": False})
-    assert told["lower_is_better"] is False
-    assert "lower_is_better" not in with_learned_direction(q, {"dataset": "X"})
+    G = board_graph()
+    board = boards_of(G)[(DATASET, "accuracy")]
+    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
+    for _ in range(2):
+        load_neo4j(G, neo4j_driver)
+        server = Neo4jEngine(neo4j_driver)
+        shown = run_saved(server, "leaderboard", {"dataset": DATASET}).rows
+        assert shown == [board_row(r, "accuracy") for r in board.rows]
+        every = run_saved(server, "leaderboard", {"dataset": DATASET, "show_hidden": True}).rows
+        assert every[: len(shown)] == shown
+        reasons = [row[-1] for row in every[len(shown) :]]
+        assert {why: reasons.count(why) for why in set(reasons)} == board.hidden
 
 
 def test_saved_queries_show_relations_above_the_shipped_floor_by_default():

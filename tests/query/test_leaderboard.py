@@ -1,0 +1,202 @@
+"""The leaderboard the saved queries show is the one ``kg analyze`` shows: on a small graph
+whose board rules read a fraction as a percentage, hide an impossible value, a row with no
+method and a paper's second row for one method, ``kg query leaderboard`` (LadybugDB) and
+``kg sparql leaderboard`` (Oxigraph) give the rows of
+:func:`kg.analytics.leaderboards.boards_of`, and a build stores what the rules decided."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+from typer.testing import CliRunner
+
+from kg.analytics.leaderboards import (
+    HIDDEN_CHANGE,
+    HIDDEN_IMPOSSIBLE,
+    HIDDEN_NO_METHOD,
+    HIDDEN_SAME,
+    board_properties,
+    boards_of,
+)
+from kg.cli import app
+from kg.graph.assemble import add_paper, new_graph
+from kg.graph.model import BOARD_PROPERTIES
+
+runner = CliRunner()
+
+DATASET = "BenchSet"
+COLUMNS = ["method", "value", "unit", "metric", "dataset", "paper", "reported_as", "note",
+           "condition", "hidden"]  # fmt: skip
+
+
+def _entity(G: nx.MultiDiGraph, key: str, label: str, name: str) -> None:
+    G.add_node(
+        key, label=label, key=key, type=label, name=name, aliases=[], support=1,
+        mention_count=1, proposed_count=0, benchmark=False,
+    )  # fmt: skip
+
+
+def _result(n: int, value: float, unit: str | None, method: str | None, *, own=None,
+            condition=None, delta=False, metric="accuracy") -> dict:  # fmt: skip
+    return {
+        "id": f"result:{n:016x}", "value": value, "unit": unit, "delta": delta,
+        "change": "up" if delta else None, "own": own if method else None,
+        "metric": metric, "metric_id": f"metric:{metric.replace(' ', '-')}",
+        "dataset_id": "dataset:benchset",
+        "method_id": method, "task_id": None, "condition": condition, "confidence": 0.9,
+        "evidence": {"sentence": 0, "text": f"It reaches {value}.", "start": 0, "end": 9},
+    }  # fmt: skip
+
+
+def _paper(G: nx.MultiDiGraph, pid: str, results: list[dict]) -> None:
+    add_paper(G, {"id": pid, "title": f"Paper {pid}", "year": 2025, "text": "It reaches it.",
+                  "entities": [], "relations": [], "results": results})  # fmt: skip
+
+
+def board_graph() -> nx.MultiDiGraph:
+    """Three papers with accuracy on BenchSet, mostly percentages: p1's 0.875 is read as
+    87.5% and its Alpha has two rows (81% shown, 79% hidden); p2 reports 120% (impossible)
+    and a value for no method; p3 a score under a condition and a gain (no score)."""
+    G = new_graph()
+    _entity(G, "dataset:benchset", "Dataset", DATASET)
+    _entity(G, "metric:accuracy", "Metric", "accuracy")
+    for key, name in (("method:alpha", "Alpha"), ("method:beta", "Beta"),
+                      ("method:gamma", "Gamma")):  # fmt: skip
+        _entity(G, key, "Method", name)
+    _paper(G, "p1", [_result(1, 81.0, "%", "method:alpha", own=True),
+                     _result(2, 79.0, "%", "method:alpha", own=True),
+                     _result(3, 0.875, None, "method:beta", own=False)])  # fmt: skip
+    _paper(G, "p2", [_result(4, 120.0, "%", "method:gamma", own=True),
+                     _result(5, 77.0, "%", None),
+                     _result(6, 83.0, "%", "method:gamma", own=True)])  # fmt: skip
+    _paper(G, "p3", [_result(7, 85.0, "%", "method:beta", own=True, condition="1% labels"),
+                     _result(8, 2.0, "%", "method:beta", own=True, delta=True)])  # fmt: skip
+    for key, props in board_properties(G).items():
+        G.nodes[key].update(props)
+    return G
+
+
+def board_row(r, metric: str, hidden: str = "") -> tuple:
+    """A :class:`~kg.analytics.leaderboards.LeaderboardRow` as the saved query's row."""
+    reported = {True: "own", False: "baseline"}.get(r.own, "")
+    return (r.method or "", r.value, r.unit or "", metric, r.dataset, r.paper_id, reported,
+            r.note or "", r.condition or "", hidden)  # fmt: skip
+
+
+def test_board_properties_say_what_the_board_rules_decided():
+    G = board_graph()
+    assert all(set(BOARD_PROPERTIES) <= set(G.nodes[f"result:{n:016x}"]) for n in range(1, 9))
+    read = G.nodes[f"result:{3:016x}"]
+    assert (read["value"], read["unit"]) == (0.875, None)  # as written
+    assert (read["board_value"], read["board_unit"], read["board_note"]) == (
+        87.5, "%", "0.875 read as 87.5%")  # fmt: skip
+    assert (read["board_metric"], read["board_direction"], read["board_shown"]) == (
+        "accuracy", "higher", True)  # fmt: skip
+    why = {n: G.nodes[f"result:{n:016x}"]["board_hidden"] for n in range(1, 9)}
+    assert why == {1: "", 2: HIDDEN_SAME, 3: "", 4: HIDDEN_IMPOSSIBLE, 5: HIDDEN_NO_METHOD,
+                   6: "", 7: "", 8: HIDDEN_CHANGE}  # fmt: skip
+    assert G.nodes[f"result:{8:016x}"]["board_metric"] == ""  # a gain is on no board
+    board = boards_of(G)[(DATASET, "accuracy")]
+    assert [(r.method, r.value) for r in board.rows] == [
+        ("Beta", 87.5), ("Beta", 85.0), ("Gamma", 83.0), ("Alpha", 81.0)]  # fmt: skip
+    assert board.hidden == {HIDDEN_IMPOSSIBLE: 1, HIDDEN_NO_METHOD: 1, HIDDEN_SAME: 1}
+
+
+@pytest.fixture(scope="module")
+def board_stores(tmp_path_factory):
+    """The small graph written as a LadybugDB and an Oxigraph store."""
+    from kg.exporters.ladybug import DB_NAME, write_database
+    from kg.exporters.oxigraph import STORE_NAME, write_store
+
+    G = board_graph()
+    out = tmp_path_factory.mktemp("boards")
+    write_database(G, out / DB_NAME)
+    write_store(G, out / STORE_NAME, own_process=False)
+    return G, out
+
+
+def _cli_rows(command: str, out, *params: str) -> list[tuple]:
+    args = [command, str(out), "leaderboard", "-p", f"dataset={DATASET}", *params]
+    result = runner.invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout[result.stdout.index("[") :])
+    renamed = {"metric_name": "metric", "dataset_name": "dataset"}  # SPARQL's column names
+    return [tuple(row[c] for c in COLUMNS) for row in
+            ({renamed.get(k, k): v for k, v in r.items()} for r in rows)]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["query", "sparql"])
+def test_the_saved_leaderboard_shows_the_rows_of_boards_of(board_stores, command):
+    G, out = board_stores
+    board = boards_of(G)[(DATASET, "accuracy")]
+    expected = [board_row(r, "accuracy") for r in board.rows]
+    assert _cli_rows(command, out) == expected
+    assert _cli_rows(command, out, "-p", "metric=ACC") == expected
+    assert _cli_rows(command, out, "-p", "metric=f1") == []
+    shown_too = _cli_rows(command, out, "-p", "show_hidden=true")
+    assert shown_too[: len(expected)] == expected  # the shown rows first, best first
+    hidden = shown_too[len(expected) :]
+    assert {why: sum(r[-1] == why for r in hidden) for why in board.hidden} == board.hidden
+    assert len(hidden) == sum(board.hidden.values())  # the gain is on no board
+    p2 = ("accuracy", DATASET, "p2")
+    assert ("Gamma", 120.0, "%", *p2, "own", "", "", HIDDEN_IMPOSSIBLE) in hidden
+    assert ("", 77.0, "%", *p2, "", "", "", HIDDEN_NO_METHOD) in hidden
+
+
+def test_an_empty_leaderboard_says_which_boards_there_are(board_stores):
+    _, out = board_stores
+    for command in ("query", "sparql"):
+        args = [command, str(out), "leaderboard", "-p", f"dataset={DATASET}", "-p", "metric=f1"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert "no leaderboard on 'BenchSet' has a name containing 'f1'" in result.output
+        assert "accuracy (4 shown, 3 hidden)" in result.output
+
+
+def test_a_build_stores_the_board_rules_decisions_on_its_result_nodes(example_build):
+    """What the build stored on each Result is what the rules decide on its graph."""
+    from kg.exporters.jsonio import read_build_graph
+    from kg.graph.store import GraphTables
+
+    out, _ = example_build
+    stored = {k: {p: d[p] for p in BOARD_PROPERTIES} for k, d in
+              GraphTables(out / "tables").nodes("Result")}  # fmt: skip
+    G = read_build_graph(out)
+    assert stored == board_properties(G) and len(stored) == 29
+    assert {k: {p: d[p] for p in BOARD_PROPERTIES} for k, d in G.nodes(data=True)
+            if d["label"] == "Result"} == stored  # graph.json has them too  # fmt: skip
+    for (dataset, metric), board in boards_of(G).items():
+        rows = _cli_rows_for(out, dataset, metric)
+        assert [r for r in rows if r[3] == metric] == [board_row(r, metric) for r in board.rows]
+
+
+def _cli_rows_for(out, dataset: str, metric: str) -> list[tuple]:
+    result = runner.invoke(app, ["query", str(out), "leaderboard", "-p", f"dataset={dataset}",
+                                 "-p", f"metric={metric}", "--format", "json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return [tuple(r[c] for c in COLUMNS) for r in json.loads(result.stdout)]
+
+
+def test_a_lower_is_better_board_is_listed_lowest_first(tmp_path):
+    """The board's direction is stored with it: word error rate is ranked lowest first,
+    and a paper's best row for a method is its lowest, whatever the query is told."""
+    from kg.exporters.ladybug import DB_NAME, write_database
+
+    G = new_graph()
+    _entity(G, "dataset:benchset", "Dataset", DATASET)
+    _entity(G, "metric:word-error-rate", "Metric", "word error rate")
+    _entity(G, "method:alpha", "Method", "Alpha")
+    _entity(G, "method:beta", "Method", "Beta")
+    wer = {"metric": "word error rate", "own": True}
+    _paper(G, "p1", [_result(1, 12.5, "%", "method:alpha", **wer),
+                     _result(2, 9.0, "%", "method:alpha", **wer)])  # fmt: skip
+    _paper(G, "p2", [_result(3, 10.1, "%", "method:beta", **wer)])
+    for key, props in board_properties(G).items():
+        G.nodes[key].update(props)
+    write_database(G, tmp_path / DB_NAME)
+    rows = _cli_rows("query", tmp_path, "-p", "show_hidden=true")
+    assert [(r[0], r[1], r[-1]) for r in rows] == [
+        ("Alpha", 9.0, ""), ("Beta", 10.1, ""), ("Alpha", 12.5, HIDDEN_SAME)]  # fmt: skip
+    assert G.nodes[f"result:{1:016x}"]["board_direction"] == "lower"
