@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -121,7 +122,7 @@ def _decided(votes, min_papers: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     """One reported score: which method reached which value, where it was reported."""
 
@@ -172,18 +173,22 @@ class _Results:
     votes: Votes
 
 
-def _ends(source: GraphSource) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
-    """The data set, metric and method each node points at (by relationship type), and the
-    names of those entities."""
-    ends: dict[str, dict[str, str]] = defaultdict(dict)
-    for rtype in _BOARD_EDGES:
+def _ends(source: GraphSource) -> dict[str, dict[str, str | None]]:
+    """For each of :data:`_BOARD_EDGES`, the name of the entity each node points at (a
+    Result's data set, metric and method), read from the edges and then the entities
+    pointed at only."""
+    ends: dict[str, dict[str, str | None]] = {rtype: {} for rtype in _BOARD_EDGES}
+    for rtype, to in ends.items():
         for u, v, _, _ in source.edges(rtype, evidence_json=True):
-            ends[u][rtype] = v
-    wanted = {v for targets in ends.values() for v in targets.values()}
+            to[u] = sys.intern(v)  # many results point at one entity
+    wanted = set().union(*(to.values() for to in ends.values()))
     names = {}
     for label in ("Dataset", "Metric", "Method"):
         names.update((k, d["name"]) for k, d in source.nodes(label) if k in wanted)
-    return ends, names
+    for to in ends.values():
+        for u, v in to.items():
+            to[u] = names.get(v)
+    return ends
 
 
 def _off_board(data: dict[str, Any], dataset: str | None, metric: str | None) -> str:
@@ -199,22 +204,21 @@ def _read_results(source: GraphSource, *, evidence: bool = True) -> _Results:
     """Read every Result node of ``source`` once: the absolute results with a data set and
     a metric as rows (with their sentence unless not ``evidence``), why the others are on
     no board, and the changes papers claim per metric (:func:`learn_directions`)."""
-    ends, names = _ends(source)
+    ends = _ends(source)
     out = _Results(defaultdict(list), {}, {})
     votes: dict[str, tuple[set, set]] = defaultdict(lambda: (set(), set()))
     for node, data in source.nodes("Result"):
-        targets = ends.get(node, {})
-        metric = names.get(targets.get("MEASURED_BY", "")) or data.get("metric_name")
+        metric = ends["MEASURED_BY"].get(node) or data.get("metric_name")
         if metric and data.get("change") in ("up", "down") and data.get("own") is not False:
             up, down = votes[normalise_name(metric)]
             (up if data["change"] == "up" else down).add(data.get("paper_id", node))
-        dataset = names.get(targets.get("ON_DATASET", ""))
+        dataset = ends["ON_DATASET"].get(node)
         value, unit = float(data["value"]), data.get("unit")
         off = _off_board(data, dataset, metric)
         if off:
             out.off[node] = (off, value, unit)
             continue
-        method = names.get(targets.get("FOR_METHOD", ""))
+        method = ends["FOR_METHOD"].get(node)
         out.boards[(dataset, metric)].append(
             LeaderboardRow(
                 dataset=dataset,
@@ -291,7 +295,7 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Placement:
     """What the board rules decided for one result: the board it is on (its data set and
     the board's name, ``"accuracy [no unit]"`` for a second unit), the board's direction,

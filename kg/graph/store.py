@@ -213,26 +213,28 @@ def set_node_properties(
     ``directory`` (``OUT/tables``), over what they held; return how many nodes took them.
     What the build decides once the graph is whole (a result's leaderboard) is stored so.
 
-    Each shard is read and written again whole (beside it, then renamed), one at a time,
-    so memory holds one shard; a shard with no such node is left as it is.
+    Each shard that holds such nodes is read and written again whole (beside it, then
+    renamed), one at a time; only those nodes' data is decoded, so memory holds one
+    shard's columns.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     changed = 0
     for file in shard_files(Path(directory) / NODES):
-        table = pq.read_table(file)
-        keys, labels = table.column("key").to_pylist(), table.column("label").to_pylist()
-        rows = [i for i, (k, lab) in enumerate(zip(keys, labels, strict=True))
-                if lab == label and k in properties]  # fmt: skip
-        if not rows:
+        head = pq.read_table(file, columns=["key", "label"])
+        keys, labels = head.column("key").to_pylist(), head.column("label").to_pylist()
+        mask = [lab == label and k in properties for k, lab in zip(keys, labels, strict=True)]
+        if not any(mask):
             continue
-        data = table.column("data").to_pylist()
-        for i in rows:
-            data[i] = json_text({**json.loads(data[i]), **properties[keys[i]]})
-        column = table.schema.get_field_index("data")
-        write_table(file, table.set_column(column, "data", pa.array(data, pa.string())))
-        changed += len(rows)
+        table = pq.read_table(file)
+        data = table.column("data").combine_chunks()
+        new = [json_text({**json.loads(data[i].as_py()), **properties[keys[i]]})
+               for i, hit in enumerate(mask) if hit]  # fmt: skip
+        column = pc.replace_with_mask(data, pa.array(mask), pa.array(new, pa.string()))
+        write_table(file, table.set_column(table.schema.get_field_index("data"), "data", column))
+        changed += len(new)
     return changed
 
 
