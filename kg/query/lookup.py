@@ -225,13 +225,8 @@ def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> 
             "RETURN coalesce(r.board_metric, '') AS board, count(*) AS n, "
             "sum(CASE WHEN r.board_shown THEN 1 ELSE 0 END) AS shown ORDER BY n DESC, board"
         )
-    rows = engine.run(text, {"dataset": params["dataset"]}).rows
-    return _why_no_board_rows(params["dataset"], str(params.get("metric") or ""), rows)
-
-
-def _why_no_board_rows(dataset: str, metric: str, rows: list[tuple]) -> str:
-    """The sentence :func:`explain_empty` says, from the results on ``dataset`` counted
-    per board (``(board, results, shown)``, board "" for those on none)."""
+    dataset, metric = params["dataset"], str(params.get("metric") or "")
+    rows = engine.run(text, {"dataset": dataset}).rows
     if not rows:
         return f"no results are reported on {dataset!r} in this graph"
     boards = [(board, int(n), int(shown or 0)) for board, n, shown in rows if board]
@@ -241,14 +236,15 @@ def _why_no_board_rows(dataset: str, metric: str, rows: list[tuple]) -> str:
             f"none of the {total} results on {dataset!r} is on a leaderboard: each is a "
             "change (a gain, not a score) or names no metric"
         )
-    if any(metric.lower() in board.lower() for board, _, _ in boards):
-        which = f"with a name containing {metric!r} " if metric else ""
+    saved = query.text if engine.name == "sparql" else query.text_for(engine.name)
+    if not params.get("show_hidden") and engine.run(saved, {**params, "show_hidden": True}).rows:
+        which = f" of {metric!r}" if metric else ""
         return (
-            f"the board rules hide every row of the leaderboards on {dataset!r} {which}"
+            f"the board rules hide every row of the leaderboards{which} on {dataset!r} "
             "(-p show_hidden=true lists them, each with its reason)"
         )
     listed = ", ".join(f"{b} ({s} shown, {n - s} hidden)" for b, n, s in boards[:10])
     return (
-        f"no leaderboard on {dataset!r} has a name containing {metric!r}; "
-        f"its leaderboards: {listed}"
+        f"no leaderboard on {dataset!r} has {metric!r} in its name or its metric's "
+        f"aliases; its leaderboards: {listed}"
     )

@@ -31,20 +31,21 @@ COLUMNS = ["method", "value", "unit", "metric", "dataset", "paper", "reported_as
            "condition", "hidden"]  # fmt: skip
 
 
-def _entity(G: nx.MultiDiGraph, key: str, label: str, name: str) -> None:
+def _entity(G: nx.MultiDiGraph, key: str, label: str, name: str, aliases=()) -> None:
     G.add_node(
-        key, label=label, key=key, type=label, name=name, aliases=[], support=1,
+        key, label=label, key=key, type=label, name=name, aliases=list(aliases), support=1,
         mention_count=1, proposed_count=0, benchmark=False,
     )  # fmt: skip
 
 
 def _result(n: int, value: float, unit: str | None, method: str | None, *, own=None,
-            condition=None, delta=False, metric="accuracy") -> dict:  # fmt: skip
+            condition=None, delta=False, metric="accuracy",
+            dataset="benchset") -> dict:  # fmt: skip
     return {
         "id": f"result:{n:016x}", "value": value, "unit": unit, "delta": delta,
         "change": "up" if delta else None, "own": own if method else None,
         "metric": metric, "metric_id": f"metric:{metric.replace(' ', '-')}",
-        "dataset_id": "dataset:benchset",
+        "dataset_id": f"dataset:{dataset}",
         "method_id": method, "task_id": None, "condition": condition, "confidence": 0.9,
         "evidence": {"sentence": 0, "text": f"It reaches {value}.", "start": 0, "end": 9},
     }  # fmt: skip
@@ -58,10 +59,12 @@ def _paper(G: nx.MultiDiGraph, pid: str, results: list[dict]) -> None:
 def board_graph() -> nx.MultiDiGraph:
     """Three papers with accuracy on BenchSet, mostly percentages: p1's 0.875 is read as
     87.5% and its Alpha has two rows (81% shown, 79% hidden); p2 reports 120% (impossible)
-    and a value for no method; p3 a score under a condition and a gain (no score)."""
+    and a value for no method; p3 a score under a condition and a gain (no score), and a
+    value for no method on OtherSet, whose board then shows nothing."""
     G = new_graph()
     _entity(G, "dataset:benchset", "Dataset", DATASET)
-    _entity(G, "metric:accuracy", "Metric", "accuracy")
+    _entity(G, "dataset:otherset", "Dataset", "OtherSet")
+    _entity(G, "metric:accuracy", "Metric", "accuracy", aliases=["ACC@1"])
     for key, name in (("method:alpha", "Alpha"), ("method:beta", "Beta"),
                       ("method:gamma", "Gamma")):  # fmt: skip
         _entity(G, key, "Method", name)
@@ -72,7 +75,8 @@ def board_graph() -> nx.MultiDiGraph:
                      _result(5, 77.0, "%", None),
                      _result(6, 83.0, "%", "method:gamma", own=True)])  # fmt: skip
     _paper(G, "p3", [_result(7, 85.0, "%", "method:beta", own=True, condition="1% labels"),
-                     _result(8, 2.0, "%", "method:beta", own=True, delta=True)])  # fmt: skip
+                     _result(8, 2.0, "%", "method:beta", own=True, delta=True),
+                     _result(9, 0.5, None, None, dataset="otherset")])  # fmt: skip
     for key, props in board_properties(G).items():
         G.nodes[key].update(props)
     return G
@@ -87,21 +91,22 @@ def board_row(r, metric: str, hidden: str = "") -> tuple:
 
 def test_board_properties_say_what_the_board_rules_decided():
     G = board_graph()
-    assert all(set(BOARD_PROPERTIES) <= set(G.nodes[f"result:{n:016x}"]) for n in range(1, 9))
+    assert all(set(BOARD_PROPERTIES) <= set(G.nodes[f"result:{n:016x}"]) for n in range(1, 10))
     read = G.nodes[f"result:{3:016x}"]
     assert (read["value"], read["unit"]) == (0.875, None)  # as written
     assert (read["board_value"], read["board_unit"], read["board_note"]) == (
         87.5, "%", "0.875 read as 87.5%")  # fmt: skip
     assert (read["board_metric"], read["board_direction"], read["board_shown"]) == (
         "accuracy", "higher", True)  # fmt: skip
-    why = {n: G.nodes[f"result:{n:016x}"]["board_hidden"] for n in range(1, 9)}
+    why = {n: G.nodes[f"result:{n:016x}"]["board_hidden"] for n in range(1, 10)}
     assert why == {1: "", 2: HIDDEN_SAME, 3: "", 4: HIDDEN_IMPOSSIBLE, 5: HIDDEN_NO_METHOD,
-                   6: "", 7: "", 8: HIDDEN_CHANGE}  # fmt: skip
+                   6: "", 7: "", 8: HIDDEN_CHANGE, 9: HIDDEN_NO_METHOD}  # fmt: skip
     assert G.nodes[f"result:{8:016x}"]["board_metric"] == ""  # a gain is on no board
     board = boards_of(G)[(DATASET, "accuracy")]
     assert [(r.method, r.value) for r in board.rows] == [
         ("Beta", 87.5), ("Beta", 85.0), ("Gamma", 83.0), ("Alpha", 81.0)]  # fmt: skip
     assert board.hidden == {HIDDEN_IMPOSSIBLE: 1, HIDDEN_NO_METHOD: 1, HIDDEN_SAME: 1}
+    assert ("OtherSet", "accuracy") not in boards_of(G)  # nothing shown: no board
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +139,7 @@ def test_the_saved_leaderboard_shows_the_rows_of_boards_of(board_stores, command
     expected = [board_row(r, "accuracy") for r in board.rows]
     assert _cli_rows(command, out) == expected
     assert _cli_rows(command, out, "-p", "metric=ACC") == expected
+    assert _cli_rows(command, out, "-p", "metric=acc@1") == expected  # the metric's alias
     assert _cli_rows(command, out, "-p", "metric=f1") == []
     shown_too = _cli_rows(command, out, "-p", "show_hidden=true")
     assert shown_too[: len(expected)] == expected  # the shown rows first, best first
@@ -145,14 +151,20 @@ def test_the_saved_leaderboard_shows_the_rows_of_boards_of(board_stores, command
     assert ("", 77.0, "%", *p2, "", "", "", HIDDEN_NO_METHOD) in hidden
 
 
-def test_an_empty_leaderboard_says_which_boards_there_are(board_stores):
+@pytest.mark.parametrize("command", ["query", "sparql"])
+def test_an_empty_leaderboard_says_which_boards_there_are_or_that_all_is_hidden(
+    board_stores, command
+):
     _, out = board_stores
-    for command in ("query", "sparql"):
-        args = [command, str(out), "leaderboard", "-p", f"dataset={DATASET}", "-p", "metric=f1"]
-        result = runner.invoke(app, args)
-        assert result.exit_code == 0, result.output
-        assert "no leaderboard on 'BenchSet' has a name containing 'f1'" in result.output
-        assert "accuracy (4 shown, 3 hidden)" in result.output
+    args = [command, str(out), "leaderboard", "-p", f"dataset={DATASET}", "-p", "metric=f1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "no leaderboard on 'BenchSet' has 'f1' in its name or its metric's" in result.output
+    assert "accuracy (4 shown, 3 hidden)" in result.output
+    result = runner.invoke(app, [command, str(out), "leaderboard", "-p", "dataset=OtherSet"])
+    assert result.exit_code == 0, result.output
+    assert "the board rules hide every row of the leaderboards on 'OtherSet'" in result.output
+    assert "show_hidden=true" in result.output
 
 
 def test_a_build_stores_the_board_rules_decisions_on_its_result_nodes(example_build):

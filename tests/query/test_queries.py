@@ -485,6 +485,8 @@ def test_the_leaderboard_on_neo4j_gives_the_rows_of_boards_of(neo4j_driver):
         server = Neo4jEngine(neo4j_driver)
         shown = run_saved(server, "leaderboard", {"dataset": DATASET}).rows
         assert shown == [board_row(r, "accuracy") for r in board.rows]
+        by_alias = run_saved(server, "leaderboard", {"dataset": DATASET, "metric": "acc@1"})
+        assert by_alias.rows == shown
         every = run_saved(server, "leaderboard", {"dataset": DATASET, "show_hidden": True}).rows
         assert every[: len(shown)] == shown
         reasons = [row[-1] for row in every[len(shown) :]]
