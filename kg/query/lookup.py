@@ -209,7 +209,8 @@ def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> 
         return None
     if engine.name == "sparql":
         text = (
-            "SELECT ?board (COUNT(?r) AS ?n) (SUM(?on) AS ?shown) $dataset WHERE { "
+            "SELECT ?board (COUNT(?r) AS ?n) (SUM(?on) AS ?shown) "
+            "(SUM(IF(BOUND(?s), 0, 1)) AS ?unplaced) $dataset WHERE { "
             "{ SELECT DISTINCT ?d $dataset WHERE { { ?d kgo:key $dataset } "
             "UNION { ?d skos:altLabel $dataset } UNION { BIND(LCASE($dataset) AS ?f) "
             "LATERAL { ?d kgo:foldedName ?f } } LATERAL { ?d a kgo:Dataset } } } "
@@ -223,15 +224,23 @@ def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> 
             "MATCH (r:Result)-[:ON_DATASET]->(d:Dataset) WHERE (d.key = $dataset OR "
             "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) "
             "RETURN coalesce(r.board_metric, '') AS board, count(*) AS n, "
-            "sum(CASE WHEN r.board_shown THEN 1 ELSE 0 END) AS shown ORDER BY n DESC, board"
+            "sum(CASE WHEN r.board_shown THEN 1 ELSE 0 END) AS shown, "
+            "sum(CASE WHEN r.board_shown IS NULL THEN 1 ELSE 0 END) AS unplaced "
+            "ORDER BY n DESC, board"
         )
     dataset, metric = params["dataset"], str(params.get("metric") or "")
     rows = engine.run(text, {"dataset": dataset}).rows
     if not rows:
         return f"no results are reported on {dataset!r} in this graph"
-    boards = [(board, int(n), int(shown or 0)) for board, n, shown in rows if board]
+    total = sum(int(n) for _, n, _, _ in rows)
+    if sum(int(unplaced or 0) for *_, unplaced in rows) == total:
+        return (
+            f"the results on {dataset!r} carry no leaderboard (the board_* properties of "
+            "Result nodes): an older kg made this build or loaded this database; build it "
+            "again (and load it again into Neo4j)"
+        )
+    boards = [(board, int(n), int(shown or 0)) for board, n, shown, _ in rows if board]
     if not boards:
-        total = sum(int(n) for _, n, _ in rows)
         return (
             f"none of the {total} results on {dataset!r} is on a leaderboard: each is a "
             "change (a gain, not a score) or names no metric"

@@ -56,7 +56,7 @@ def _paper(G: nx.MultiDiGraph, pid: str, results: list[dict]) -> None:
                   "entities": [], "relations": [], "results": results})  # fmt: skip
 
 
-def board_graph() -> nx.MultiDiGraph:
+def board_graph(*, placed: bool = True) -> nx.MultiDiGraph:
     """Three papers with accuracy on BenchSet, mostly percentages: p1's 0.875 is read as
     87.5% and its Alpha has two rows (81% shown, 79% hidden); p2 reports 120% (impossible)
     and a value for no method; p3 a score under a condition and a gain (no score), and a
@@ -77,8 +77,9 @@ def board_graph() -> nx.MultiDiGraph:
     _paper(G, "p3", [_result(7, 85.0, "%", "method:beta", own=True, condition="1% labels"),
                      _result(8, 2.0, "%", "method:beta", own=True, delta=True),
                      _result(9, 0.5, None, None, dataset="otherset")])  # fmt: skip
-    for key, props in board_properties(G).items():
-        G.nodes[key].update(props)
+    if placed:  # what a build does once its graph is whole
+        for key, props in board_properties(G).items():
+            G.nodes[key].update(props)
     return G
 
 
@@ -165,6 +166,31 @@ def test_an_empty_leaderboard_says_which_boards_there_are_or_that_all_is_hidden(
     assert result.exit_code == 0, result.output
     assert "the board rules hide every row of the leaderboards on 'OtherSet'" in result.output
     assert "show_hidden=true" in result.output
+
+
+def test_stores_written_before_results_had_boards_say_to_build_again(tmp_path, monkeypatch):
+    """A graph whose results were never placed on boards gives an empty leaderboard that
+    says so; a LadybugDB store written before Result nodes had board columns, an error
+    that says to build again."""
+    import kg.exporters.ladybug as ladybug_export
+    from kg.exporters.oxigraph import STORE_NAME, write_store
+    from kg.graph.model import NODE_PROPERTIES
+
+    G = board_graph(placed=False)
+    write_store(G, tmp_path / STORE_NAME, own_process=False)
+    ladybug_export.write_database(G, tmp_path / ladybug_export.DB_NAME)
+    args = ["leaderboard", "-p", f"dataset={DATASET}"]
+    for command in ("sparql", "query"):
+        result = runner.invoke(app, [command, str(tmp_path), *args])
+        assert result.exit_code == 0 and "carry no leaderboard" in result.output, result.output
+        assert "build it again" in result.output
+    older = {**NODE_PROPERTIES, "Result": {k: t for k, t in NODE_PROPERTIES["Result"].items()
+                                           if k not in BOARD_PROPERTIES}}  # fmt: skip
+    monkeypatch.setattr(ladybug_export, "NODE_PROPERTIES", older)
+    (tmp_path / "old").mkdir()
+    ladybug_export.write_database(G, tmp_path / "old" / ladybug_export.DB_NAME)
+    result = runner.invoke(app, ["query", str(tmp_path / "old"), *args])
+    assert result.exit_code == 1 and "build it again" in result.output, result.output
 
 
 def test_a_build_stores_the_board_rules_decisions_on_its_result_nodes(example_build):
