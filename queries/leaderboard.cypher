@@ -5,7 +5,7 @@
 // Param: $show_hidden = false -- true to list, after each board's rows, the rows the board rules hide, with the reason in `hidden`
 MATCH (p:Paper)-[:REPORTS]->(r:Result)-[:ON_DATASET]->(d:Dataset)
 WHERE (d.key = $dataset OR lower(d.name) = lower($dataset) OR $dataset IN d.aliases)
-  AND r.board_metric <> ''
+  AND r.board_metric IS NOT NULL
   AND (r.board_shown OR $show_hidden)
 OPTIONAL MATCH (r)-[:MEASURED_BY]->(k:Metric)
 WITH p, r, d, k, lower($metric) AS wanted

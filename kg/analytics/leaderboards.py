@@ -399,19 +399,19 @@ def boards_of(G: nx.MultiDiGraph | GraphSource, min_rows: int = 1) -> dict[tuple
 def board_properties(G: nx.MultiDiGraph | GraphSource) -> dict[str, dict[str, Any]]:
     """Return, for every Result node of ``G`` (a graph, or a build's tables), what the
     board rules decided (:func:`placements`), as the properties a build stores on it
-    (:data:`kg.graph.model.BOARD_PROPERTIES`): ``board_metric`` (the board it is on, ""
-    when none), ``board_direction`` (``"higher"`` or ``"lower"`` is better; "" when on no
-    board), ``board_value`` and ``board_unit`` (its value on the metric's scale, "" for no
-    unit), ``board_note`` (how it was read, "0.875 read as 87.5%", or ""),
-    ``board_shown`` and ``board_hidden`` (why it is hidden, "" when shown). A result on
-    no board (a change, or one with no data set or metric) keeps its own value and unit
-    and says why in ``board_hidden``.
+    (:data:`kg.graph.model.BOARD_PROPERTIES`): ``board_metric`` (the board it is on),
+    ``board_direction`` (``"higher"`` or ``"lower"`` is better), ``board_value`` and
+    ``board_unit`` (its value on the metric's scale), ``board_note`` (how it was read,
+    "0.875 read as 87.5%"), ``board_shown`` and ``board_hidden`` (why it is hidden). A
+    text that says nothing is None (no board, no unit, no note, not hidden), as in every
+    store. A result on no board (a change, or one with no data set or metric) keeps its
+    own value and unit and says why in ``board_hidden``.
 
     >>> board_properties(nx.MultiDiGraph())
     {}
     """
     results = _read_results(graph_source(G), evidence=False)
-    out = {key: _properties("", "", value, unit, "", why)
+    out = {key: _properties(None, None, value, unit, None, why)
            for key, (why, value, unit) in results.off.items()}  # fmt: skip
     for p in _place(results):
         out[p.row.result] = _properties(
@@ -422,8 +422,8 @@ def board_properties(G: nx.MultiDiGraph | GraphSource) -> dict[str, dict[str, An
 
 def _properties(board, direction, value, unit, note, hidden) -> dict[str, Any]:
     return {"board_metric": board, "board_direction": direction, "board_value": value,
-            "board_unit": unit or "", "board_note": note or "", "board_shown": not hidden,
-            "board_hidden": hidden}  # fmt: skip
+            "board_unit": unit or None, "board_note": note or None, "board_shown": not hidden,
+            "board_hidden": hidden or None}  # fmt: skip
 
 
 def leaderboards(

@@ -367,8 +367,8 @@ def refresh_properties(
             database_=database,
         )
         held = {r["key"]: {n: r[n] for n in names} for r in records}
-        stale = [{"key": k, "props": {n: v for n, v in props.items() if v is not None}}
-                 for k, props in batch if k in held and held[k] != props]  # fmt: skip
+        # all of names, None too: SET n += {p: null} removes p
+        stale = [{"key": k, "props": p} for k, p in batch if k in held and held[k] != p]
         if stale:
             query = f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) SET n += row.props"
             run_write(driver, database, query, stale)

@@ -357,7 +357,7 @@ def test_an_update_sets_anew_the_boards_its_new_papers_changed(empty_neo4j):
     stale = {k for k, props in held.items() if props != after[k]}
     assert stale and stale <= loaded  # the new paper's results came in as the build has them
     first = f"result:{1:016x}"
-    assert (held[first]["board_value"], held[first]["board_note"]) == (81.0, "")
+    assert (held[first]["board_value"], held[first]["board_note"]) == (81.0, None)
     assert (after[first]["board_value"], after[first]["board_note"]) == (0.81, "81% read as 0.81")
     assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == len(stale)
     assert _boards(empty_neo4j) == after

@@ -100,9 +100,10 @@ def test_board_properties_say_what_the_board_rules_decided():
     assert (read["board_metric"], read["board_direction"], read["board_shown"]) == (
         "accuracy", "higher", True)  # fmt: skip
     why = {n: G.nodes[f"result:{n:016x}"]["board_hidden"] for n in range(1, 10)}
-    assert why == {1: "", 2: HIDDEN_SAME, 3: "", 4: HIDDEN_IMPOSSIBLE, 5: HIDDEN_NO_METHOD,
-                   6: "", 7: "", 8: HIDDEN_CHANGE, 9: HIDDEN_NO_METHOD}  # fmt: skip
-    assert G.nodes[f"result:{8:016x}"]["board_metric"] == ""  # a gain is on no board
+    assert why == {1: None, 2: HIDDEN_SAME, 3: None, 4: HIDDEN_IMPOSSIBLE, 5: HIDDEN_NO_METHOD,
+                   6: None, 7: None, 8: HIDDEN_CHANGE, 9: HIDDEN_NO_METHOD}  # fmt: skip
+    gain = G.nodes[f"result:{8:016x}"]  # on no board: its value as written
+    assert (gain["board_metric"], gain["board_value"], gain["board_shown"]) == (None, 2.0, False)
     board = boards_of(G)[(DATASET, "accuracy")]
     assert [(r.method, r.value) for r in board.rows] == [
         ("Beta", 87.5), ("Beta", 85.0), ("Gamma", 83.0), ("Alpha", 81.0)]  # fmt: skip
