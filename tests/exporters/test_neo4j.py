@@ -362,3 +362,26 @@ def test_an_update_sets_anew_the_boards_its_new_papers_changed(empty_neo4j):
     assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == len(stale)
     assert _boards(empty_neo4j) == after
     assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == 0
+
+
+def test_the_leaderboard_on_neo4j_gives_the_rows_of_boards_of(empty_neo4j):
+    """On Neo4j too the saved leaderboard shows what the board rules decided (a fraction
+    read as a percentage; an impossible value, a row with no method and a paper's second
+    row for one method hidden), and loading the graph again changes none of it."""
+    from kg.analytics.leaderboards import boards_of
+    from kg.query import Neo4jEngine, run_saved
+    from tests.query.test_leaderboard import DATASET, board_graph, board_row
+
+    G = board_graph()
+    board = boards_of(G)[(DATASET, "accuracy")]
+    for _ in range(2):
+        load_neo4j(G, empty_neo4j)
+        server = Neo4jEngine(empty_neo4j)
+        shown = run_saved(server, "leaderboard", {"dataset": DATASET}).rows
+        assert shown == [board_row(r, "accuracy") for r in board.rows]
+        by_alias = run_saved(server, "leaderboard", {"dataset": DATASET, "metric": "acc@1"})
+        assert by_alias.rows == shown
+        every = run_saved(server, "leaderboard", {"dataset": DATASET, "show_hidden": True}).rows
+        assert every[: len(shown)] == shown
+        reasons = [row[-1] for row in every[len(shown) :]]
+        assert {why: reasons.count(why) for why in set(reasons)} == board.hidden

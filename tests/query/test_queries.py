@@ -470,29 +470,6 @@ def test_a_forward_only_store_in_buckets_gives_the_same_answers(
     full.run("MATCH (p:Paper)-[:MENTIONS]-(e:Dataset) RETURN count(*)")
 
 
-def test_the_leaderboard_on_neo4j_gives_the_rows_of_boards_of(neo4j_driver):
-    """On Neo4j too the saved leaderboard shows what the board rules decided (a fraction
-    read as a percentage; an impossible value, a row with no method and a paper's second
-    row for one method hidden), and loading the graph again changes none of it."""
-    from kg.analytics.leaderboards import boards_of
-    from tests.query.test_leaderboard import DATASET, board_graph, board_row
-
-    G = board_graph()
-    board = boards_of(G)[(DATASET, "accuracy")]
-    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n")
-    for _ in range(2):
-        load_neo4j(G, neo4j_driver)
-        server = Neo4jEngine(neo4j_driver)
-        shown = run_saved(server, "leaderboard", {"dataset": DATASET}).rows
-        assert shown == [board_row(r, "accuracy") for r in board.rows]
-        by_alias = run_saved(server, "leaderboard", {"dataset": DATASET, "metric": "acc@1"})
-        assert by_alias.rows == shown
-        every = run_saved(server, "leaderboard", {"dataset": DATASET, "show_hidden": True}).rows
-        assert every[: len(shown)] == shown
-        reasons = [row[-1] for row in every[len(shown) :]]
-        assert {why: reasons.count(why) for why in set(reasons)} == board.hidden
-
-
 def test_saved_queries_show_relations_above_the_shipped_floor_by_default():
     """The queries that list relations hide by default those under the floor: edge
     confidences are calibrated on judged edges, so the floor is the precision promised."""
