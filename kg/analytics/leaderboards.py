@@ -350,10 +350,11 @@ def _unit_boards(
 ) -> list[Placement]:
     """The rows of one (dataset, metric) placed on one board per unit, the most common
     unit's first (named as the metric): on each, the best row of each paper, method and
-    condition is shown, best first (ties by method, paper and result key), the others
-    are hidden after them."""
+    condition is shown, best first (ties by method, paper, condition and result key, as
+    the saved query ``leaderboard`` orders them), the others are hidden after them."""
     sign = 1 if direction == "lower" else -1
-    ordered = sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id, r.result))
+    ordered = sorted(rows, key=lambda r: (sign * r.value, r.method or "", r.paper_id,
+                                          r.condition or "", r.result))  # fmt: skip
     units = Counter(r.unit for r in rows)
     out = []
     for rank, (unit, _) in enumerate(sorted(units.items(), key=lambda u: (-u[1], u[0] or ""))):

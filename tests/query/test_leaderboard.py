@@ -194,28 +194,32 @@ def test_stores_written_before_results_had_boards_say_to_build_again(tmp_path, m
     assert result.exit_code == 1 and "build it again" in result.output, result.output
 
 
-def test_a_build_stores_the_board_rules_decisions_on_its_result_nodes(example_build):
-    """What the build stored on each Result is what the rules decide on its graph."""
+@pytest.mark.parametrize("build", ["example", "sample"])
+def test_a_build_stores_the_board_rules_decisions_and_its_stores_list_boards_of(build, request):
+    """What a build stored on each Result is what the rules decide on its graph, and each
+    board of ``boards_of`` is what the saved query lists on LadybugDB and Oxigraph."""
     from kg.exporters.jsonio import read_build_graph
     from kg.graph.store import GraphTables
+    from kg.query import LadybugEngine, run_saved
+    from kg.query.sparql import SparqlEngine, run_saved_sparql
 
-    out, _ = example_build
-    stored = {k: {p: d[p] for p in BOARD_PROPERTIES} for k, d in
+    out = request.getfixturevalue("example_build")[0] if build == "example" else (
+        request.getfixturevalue("sample_build"))  # fmt: skip
+    stored = {k: {p: d.get(p) for p in BOARD_PROPERTIES} for k, d in
               GraphTables(out / "tables").nodes("Result")}  # fmt: skip
     G = read_build_graph(out)
-    assert stored == board_properties(G) and len(stored) == 29
-    assert {k: {p: d[p] for p in BOARD_PROPERTIES} for k, d in G.nodes(data=True)
+    assert stored == board_properties(G) and stored
+    assert {k: {p: d.get(p) for p in BOARD_PROPERTIES} for k, d in G.nodes(data=True)
             if d["label"] == "Result"} == stored  # graph.json has them too  # fmt: skip
-    for (dataset, metric), board in boards_of(G).items():
-        rows = _cli_rows_for(out, dataset, metric)
-        assert [r for r in rows if r[3] == metric] == [board_row(r, metric) for r in board.rows]
-
-
-def _cli_rows_for(out, dataset: str, metric: str) -> list[tuple]:
-    result = runner.invoke(app, ["query", str(out), "leaderboard", "-p", f"dataset={dataset}",
-                                 "-p", f"metric={metric}", "--format", "json"])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    return [tuple(r[c] for c in COLUMNS) for r in json.loads(result.stdout)]
+    cypher, sparql = LadybugEngine(out), SparqlEngine(out)
+    boards = boards_of(G)
+    assert len(boards) >= 5
+    for (dataset, metric), board in boards.items():
+        given = {"dataset": dataset, "metric": metric}
+        want = [board_row(r, metric) for r in board.rows]
+        for rows in (run_saved(cypher, "leaderboard", given).rows,
+                     run_saved_sparql(sparql, "leaderboard", given).rows):  # fmt: skip
+            assert [tuple(r) for r in rows if r[3] == metric] == want, (dataset, metric)
 
 
 def test_a_lower_is_better_board_is_listed_lowest_first(tmp_path):
