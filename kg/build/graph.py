@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from kg.build.shards import _extractions
+from kg.graph.boards import board_properties
 from kg.graph.store import GraphTables, GraphTableWriter, merge_edge_tables, set_node_properties
 from kg.resolve import local_entities, paper_record
 from kg.util.tables import DUCKDB_MEMORY
@@ -44,9 +45,7 @@ def write_graph_tables(
 
 def store_boards(tables: Path) -> int:
     """Store on each Result node of the graph's ``tables`` what the leaderboard rules
-    decide over the whole graph (:func:`kg.analytics.leaderboards.board_properties`: its
+    decide over the whole graph (:func:`kg.graph.boards.board_properties`: its
     board, its value on the metric's scale, whether it is shown and why not), so that
     every export and saved query reads it; return how many Result nodes."""
-    from kg.analytics.leaderboards import board_properties
-
     return set_node_properties(tables, "Result", board_properties(GraphTables(tables)))

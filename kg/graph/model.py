@@ -74,7 +74,7 @@ NODE_PROPERTIES: dict[str, dict[str, str]] = {
 
 BOARD_PROPERTIES = tuple(k for k in NODE_PROPERTIES["Result"] if k.startswith("board_"))
 """What the leaderboard rules decided for a Result, stored on it by the build once the graph
-is assembled (:func:`kg.analytics.leaderboards.board_properties`): the board it is on, the
+is assembled (:func:`kg.graph.boards.board_properties`): the board it is on, the
 board's direction, its value and unit on the metric's scale, how it was read, and whether
 it is shown or why it is hidden."""
 

@@ -336,8 +336,8 @@ def test_an_update_sets_anew_the_boards_its_new_papers_changed(empty_neo4j):
     """A new paper can change the boards of papers loaded before (here its fractions make
     accuracy a fraction, so 81% is now read as 0.81): an update loads the new paper, then
     sets the board properties that differ on the other papers' results, and only those."""
-    from kg.analytics.leaderboards import board_properties
     from kg.exporters.neo4j import refresh_properties
+    from kg.graph.boards import board_properties
     from kg.graph.model import BOARD_PROPERTIES
     from kg.graph.store import NxGraph, PaperSubset
     from tests.query.test_leaderboard import _paper, _result, board_graph

@@ -12,16 +12,16 @@ import networkx as nx
 import pytest
 from typer.testing import CliRunner
 
-from kg.analytics.leaderboards import (
+from kg.analytics.leaderboards import boards_of
+from kg.cli import app
+from kg.graph.assemble import add_paper, new_graph
+from kg.graph.boards import (
     HIDDEN_CHANGE,
     HIDDEN_IMPOSSIBLE,
     HIDDEN_NO_METHOD,
     HIDDEN_SAME,
     board_properties,
-    boards_of,
 )
-from kg.cli import app
-from kg.graph.assemble import add_paper, new_graph
 from kg.graph.model import BOARD_PROPERTIES
 
 runner = CliRunner()
