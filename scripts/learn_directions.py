@@ -1,5 +1,5 @@
 """Learn which way each metric is better from how abstracts speak of changing it
-(kg/analytics/data/metric_directions.tsv).
+(kg/graph/data/metric_directions.tsv).
 
 Usage: python scripts/learn_directions.py [--abstracts FILE] [--gold FILE ...] [--out FILE]
 
@@ -79,9 +79,7 @@ def main() -> None:
     parser.add_argument("--abstracts", type=Path, default=SHARED / "corpora/ml_abstracts.jsonl.gz")
     parser.add_argument("--gold", type=Path, action="append")
     parser.add_argument("--vocab", type=Path, default=ROOT / "kg/nlp/data/vocab.tsv")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "kg/analytics/data/metric_directions.tsv"
-    )
+    parser.add_argument("--out", type=Path, default=ROOT / "kg/graph/data/metric_directions.tsv")
     parser.add_argument("--min-papers", type=int, default=3, help="fewest papers per metric")
     args = parser.parse_args()
     names = metric_names(args.gold or GOLD, args.vocab)

@@ -491,8 +491,8 @@ def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
         args = [*command, "-p", f"dataset={reported[0]}", "-p", "metric=no-such-metric"]
         result = runner.invoke(app, args)
         assert result.exit_code == 0, result.output
-        assert f"no results on {reported[0]!r} with a metric containing" in result.output
-        assert "its results are reported with:" in result.output
+        assert f"no leaderboard on {reported[0]!r} has 'no-such-metric' in its" in result.output
+        assert "its leaderboards:" in result.output
 
 
 # -- item 9: progress with a total, stages that say what they do -------------------------------

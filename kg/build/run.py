@@ -19,6 +19,7 @@ from kg.build.curation import (
     _write_curation_log,
     remembered_curation,
 )
+from kg.build.graph import write_graph_tables
 from kg.build.outdir import (
     check_output_dir,
     derived_files,
@@ -37,17 +38,15 @@ from kg.build.shards import (
     PREVIOUS,
     _complete_shards,
     _extract_new_papers,
-    _extractions,
 )
 from kg.build.summary import BuildSummary
 from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS
 from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
-from kg.graph.store import ENTITIES, TABLES, GraphTables, GraphTableWriter, merge_edge_tables
+from kg.graph.store import ENTITIES, TABLES, GraphTables
 from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles, list_inputs
 from kg.ingest.record import DEFAULT_MAX_CHARS
-from kg.resolve import local_entities, paper_record
 from kg.resolve.resolver import resolve_table
 from kg.util.files import file_digest
 from kg.util.tables import DUCKDB_MEMORY, duckdb_connection, glob_of, release_memory, shard_files
@@ -414,8 +413,6 @@ def _build_into(
 ) -> None:
     """Extract with ``extract_papers(tables)`` (:func:`_extract_new_papers` with the
     build's settings), then resolve and write the exports into ``tmp``."""
-    from kg.exporters.jsonio import write_record
-
     timings = summary.timings
     tables = tmp / TABLES
     tables.mkdir(parents=True, exist_ok=True)
@@ -449,19 +446,9 @@ def _build_into(
 
     on_stage("writing extractions.jsonl and the graph's tables")
     t0 = time.perf_counter()
-    graph = GraphTableWriter(tables)
-    with open(tmp / "extractions.jsonl", "w", encoding="utf-8") as jsonl:
-        for ex in _extractions(tables):
-            record = paper_record(ex, local_entities(ex), resolution)
-            write_record(jsonl, record)
-            graph.add_paper(record)
-            summary.papers += 1
-    graph.close()
-    merge_edge_tables(tables, spill_dir=spill, memory=duckdb_memory)
-    shutil.rmtree(tables / "paper_edges", ignore_errors=True)
-    shutil.rmtree(spill, ignore_errors=True)
-    if "jsonl" not in exporters:
-        (tmp / "extractions.jsonl").unlink()
+    summary.papers += write_graph_tables(
+        tmp, resolution, jsonl="jsonl" in exporters, spill=spill, memory=duckdb_memory
+    )
     timings["graph+jsonl"] = time.perf_counter() - t0
     release_memory()
 

@@ -46,6 +46,9 @@ class UpdateSummary:
     """``None`` when nothing was new: the build was left as it was."""
     neo4j: Any = None
     """The :class:`kg.exporters.neo4j.LoadSummary` of the load, when one was asked for."""
+    boards_refreshed: int = 0
+    """Results of other papers whose leaderboard properties the load set anew in Neo4j
+    (the added papers changed their boards)."""
 
 
 def updates_dir(out: Path) -> Path:
@@ -85,7 +88,9 @@ def update(
     ``date_from`` defaults to the last update's ``until`` of the same feed (the overlap
     of a day costs nothing: unchanged papers are not extracted again), ``date_until`` to
     today (UTC). With ``neo4j_driver``, the added and replaced papers are loaded into
-    that database (papers reloaded take this build's extraction). ``export_options``
+    that database (papers reloaded take this build's extraction), and the results of
+    other papers whose leaderboard properties the new papers changed (a metric read on
+    another scale, a board's direction, a paper's best row) are set anew. ``export_options``
     (:class:`~kg.exporters.registry.ExportOptions`) tells the exporters their limits.
 
     Raises
@@ -162,15 +167,20 @@ def update(
     if neo4j_driver is not None:
         from kg.build.curation import curated_away
         from kg.exporters.jsonio import read_build_source
-        from kg.exporters.neo4j import load_neo4j
+        from kg.exporters.neo4j import load_neo4j, refresh_properties
+        from kg.graph.model import BOARD_PROPERTIES
         from kg.graph.store import PaperSubset
 
         changed = set(summary.new) | set(summary.replaced)
+        source = read_build_source(out)
         summary.neo4j = load_neo4j(
-            PaperSubset(read_build_source(out), changed),
+            PaperSubset(source, changed),
             neo4j_driver,
             database=neo4j_database,
             replace=True,
             removed=curated_away(out),
+        )
+        summary.boards_refreshed = refresh_properties(
+            source, neo4j_driver, "Result", BOARD_PROPERTIES, database=neo4j_database
         )
     return summary

@@ -119,7 +119,9 @@ ParamOption = Annotated[
 
 
 def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str = "table") -> None:
-    """Print query rows on stdout as a table, a JSON list of objects, or CSV."""
+    """Print query rows on stdout as a table, a JSON list of objects, or CSV. A table
+    leaves out the columns that are empty in every row (and says which on stderr), so that
+    the others fit a terminal; JSON and CSV keep every column."""
     if fmt == "json":
         print_json([{c: _decoded(c, v) for c, v in zip(columns, row, strict=True)} for row in rows])
     elif fmt == "csv":
@@ -129,9 +131,15 @@ def print_rows(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str =
     elif fmt == "table":
         from rich.table import Table
 
-        table = Table(*columns)
-        for row in rows:
-            table.add_row(*("" if v is None else str(v) for v in row))
+        cells = [["" if v is None else str(v) for v in row] for row in rows]
+        kept = [i for i in range(len(columns)) if not cells or any(row[i] for row in cells)]
+        if len(kept) < len(columns):
+            empty = ", ".join(c for i, c in enumerate(columns) if i not in kept)
+            stderr.print(f"note: left out the columns empty in every row: {empty} "
+                         "(--format json or csv shows them)", highlight=False)  # fmt: skip
+        table = Table(*(columns[i] for i in kept))
+        for row in cells:
+            table.add_row(*(row[i] for i in kept))
         stdout.print(table)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -19,7 +19,6 @@ from kg.query import (
     list_queries,
     resolve_papers,
     unknown_names,
-    with_learned_direction,
 )
 
 from ._neo4j import neo4j_settings
@@ -86,7 +85,7 @@ def query(
     if show:  # the Cypher alone: no parameters or database needed
         print(saved.text_for("neo4j" if neo4j else "ladybug"))
         return
-    params = saved.bind(with_learned_direction(saved, parse_params(param or [], saved.examples())))
+    params = saved.bind(parse_params(param or [], saved.examples()))
     if neo4j:
         from kg.exporters.neo4j import connect
 

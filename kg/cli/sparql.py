@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from kg.errors import KgError
-from kg.query import with_learned_direction
 from kg.query.sparql import (
     SparqlEngine,
     list_sparql_queries,
@@ -94,9 +93,7 @@ def sparql(
         if show and not param:
             print(saved.text, end="")
             return
-        params = saved.bind(
-            with_learned_direction(saved, parse_params(param or [], saved.examples()))
-        )
+        params = saved.bind(parse_params(param or [], saved.examples()))
         if show:
             print(render_query(saved.text, params), end="")
             return

@@ -163,6 +163,7 @@ def update(
         load = summary.neo4j
         stdout.print(
             f"Neo4j: created {sum(load.nodes_created.values())} nodes and "
-            f"{sum(load.relationships_created.values())} relationships",
+            f"{sum(load.relationships_created.values())} relationships; set the leaderboard "
+            f"of {summary.boards_refreshed} results of other papers anew",
             highlight=False,
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -42,6 +42,8 @@ from kg.graph.model import (
     EDGE_ENDS,
     ENTITY_LABELS,
     NODE_LABELS,
+    NODE_PROPERTIES,
+    check_label,
 )
 from kg.graph.store import GraphSource, graph_source, json_text
 from kg.resources import schemas_dir
@@ -54,6 +56,7 @@ __all__ = [
     "schema_statements",
     "apply_schema",
     "load_neo4j",
+    "refresh_properties",
     "database_counts",
 ]
 
@@ -334,6 +337,43 @@ def load_neo4j(
         run_all(recount_tasks(), node=True)
     apply_schema(driver, database)
     return summary
+
+
+def refresh_properties(
+    G: nx.MultiDiGraph | GraphSource,
+    driver,
+    label: str,
+    names: Sequence[str],
+    *,
+    database: str | None = None,
+    batch_size: int = DEFAULT_BATCH,
+) -> int:
+    """Set the properties ``names`` of the ``label`` nodes in the database to those of the
+    same nodes of ``G`` where they differ; return how many nodes were set. Nodes the
+    database does not hold are left out. ``kg update --neo4j`` loads only the papers it
+    added or replaced, and this brings the other papers' results up to date with what
+    the build decided over the whole graph (their leaderboards)."""
+    check_label(label)
+    unknown = set(names) - set(NODE_PROPERTIES[label])
+    if unknown:
+        raise ExportError(f"{label} nodes have no properties {sorted(unknown)}")
+    fields = ", ".join(f"n.`{k}` AS `{k}`" for k in names)
+    rows = ((k, {n: d.get(n) for n in names}) for k, d in graph_source(G).nodes(label))
+    changed = 0
+    for batch in batched(rows, batch_size):
+        records, _, _ = driver.execute_query(
+            f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key, {fields}",
+            keys=[k for k, _ in batch],
+            database_=database,
+        )
+        held = {r["key"]: {n: r[n] for n in names} for r in records}
+        # all of names, None too: SET n += {p: null} removes p
+        stale = [{"key": k, "props": p} for k, p in batch if k in held and held[k] != p]
+        if stale:
+            query = f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) SET n += row.props"
+            run_write(driver, database, query, stale)
+            changed += len(stale)
+    return changed
 
 
 def database_counts(driver, database: str | None = None) -> dict[str, int]:

@@ -12,6 +12,7 @@ from typing import Any
 from kg.errors import ExportError
 from kg.graph.assemble import best_evidence, edge_confidence
 from kg.graph.model import (
+    BOARD_PROPERTIES,
     EDGE_ENDS,
     NODE_PROPERTIES,
     label_of_key,
@@ -40,7 +41,13 @@ class LoadSummary:
 
 
 def node_props(data: dict[str, Any], label: str) -> dict[str, Any]:
-    return {k: data[k] for k in NODE_PROPERTIES[label] if data.get(k) is not None}
+    """The properties of a node as a load sets them: those it has, and, for a result the
+    build placed on a leaderboard, its empty ``board_*`` texts as null, so that a reload
+    (``SET n += props``) removes the ones the result no longer has."""
+    props = {k: data[k] for k in NODE_PROPERTIES[label] if data.get(k) is not None}
+    if label == "Result" and data.get("board_shown") is not None:
+        props.update((k, None) for k in BOARD_PROPERTIES if data.get(k) is None)
+    return props
 
 
 def add_counters(summary: LoadSummary, counters, label: str, *, node: bool) -> None:

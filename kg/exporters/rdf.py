@@ -133,6 +133,7 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
             yield s, KGO.condition, Literal(data["condition"])
         if data.get("metric_name"):
             yield s, SKOS.prefLabel, Literal(data["metric_name"])
+        yield from _board_triples(s, data)
         yield s, KGO.sentenceText, Literal(data["evidence"])
         yield s, KGO.sentenceIndex, Literal(int(data["sentence"]))
         yield s, KGO.startChar, Literal(int(data["start"]))
@@ -153,6 +154,27 @@ def _node_triples(node: str, data: dict, run: URIRef) -> Iterator[Triple]:
         yield s, KGO.support, Literal(int(data.get("support", 0)))
         yield s, KGO.mentionCount, Literal(int(data.get("mention_count", 0)))
         yield s, KGO.proposedCount, Literal(int(data.get("proposed_count", 0)))
+
+
+_BOARD_TEXTS = (
+    ("board_metric", KGO.boardMetric),
+    ("board_direction", KGO.boardDirection),
+    ("board_unit", KGO.boardUnit),
+    ("board_note", KGO.boardNote),
+    ("board_hidden", KGO.boardHidden),
+)
+
+
+def _board_triples(s: URIRef, data: dict) -> Iterator[Triple]:
+    """What the leaderboard rules decided for a result (:data:`~kg.graph.model.BOARD_PROPERTIES`;
+    empty texts are left out)."""
+    if data.get("board_shown") is None:
+        return  # a graph the build did not place on boards
+    yield s, KGO.boardShown, Literal(bool(data["board_shown"]))
+    yield s, KGO.boardValue, _decimal(data["board_value"])
+    for key, predicate in _BOARD_TEXTS:
+        if data.get(key):
+            yield s, predicate, Literal(data[key])
 
 
 def _edge_triples(u: str, v: str, rtype: str, data: dict, run: URIRef) -> Iterator[Triple]:

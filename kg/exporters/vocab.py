@@ -47,6 +47,13 @@ class KGO(DefinedNamespace):
     own: URIRef  # the result is the paper's own method's (true) or a baseline's (false)
     change: URIRef  # which way a delta went as the text says: "up" or "down"
     condition: URIRef  # qualifier a result depends on
+    boardMetric: URIRef  # the leaderboard a result is on (its metric, "[unit]" for a second unit)
+    boardDirection: URIRef  # "higher" or "lower": which values that leaderboard ranks first
+    boardValue: URIRef  # a result's value on its metric's scale
+    boardUnit: URIRef  # the unit of that value
+    boardNote: URIRef  # how the value was read ("0.875 read as 87.5%")
+    boardShown: URIRef  # the leaderboard shows the result
+    boardHidden: URIRef  # why the leaderboard hides the result
     foldedName: URIRef  # the preferred label in lower case, for lookups in any case
     support: URIRef  # number of papers behind an entity or assertion
     mentionCount: URIRef  # mentions of an entity (in all papers, or in one paper)

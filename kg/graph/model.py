@@ -8,6 +8,7 @@ __all__ = [
     "RELATION_TYPES",
     "EDGE_ENDS",
     "NODE_PROPERTIES",
+    "BOARD_PROPERTIES",
     "EDGE_PROPERTIES",
     "edge_properties",
     "check_label",
@@ -60,9 +61,22 @@ NODE_PROPERTIES: dict[str, dict[str, str]] = {
         "end": "INT64",
         "evidence": "STRING",
         "confidence": "DOUBLE",
+        "board_metric": "STRING",
+        "board_direction": "STRING",
+        "board_value": "DOUBLE",
+        "board_unit": "STRING",
+        "board_note": "STRING",
+        "board_shown": "BOOLEAN",
+        "board_hidden": "STRING",
     },
 }
 """Property names and types per label, spelled the same in every export."""
+
+BOARD_PROPERTIES = tuple(k for k in NODE_PROPERTIES["Result"] if k.startswith("board_"))
+"""What the leaderboard rules decided for a Result, stored on it by the build once the graph
+is assembled (:func:`kg.graph.boards.board_properties`): the board it is on, the
+board's direction, its value and unit on the metric's scale, how it was read, and whether
+it is shown or why it is hidden."""
 
 EDGE_PROPERTIES: dict[str, str] = {
     "support": "INT64",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +35,7 @@ from kg.util.tables import (
     glob_of,
     iter_rows,
     shard_files,
+    write_table,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "PaperSubset",
     "graph_source",
     "merge_edge_tables",
+    "set_node_properties",
     "to_networkx",
 ]
 
@@ -202,6 +204,38 @@ def _fold_pair(rtype: str, rows) -> list[tuple[tuple[str, str], dict[str, Any]]]
     if len(edges) == 2 and rtype in CONTRADICTED:
         settle_contradiction(edges[0][1], edges[1][1])
     return edges
+
+
+def set_node_properties(
+    directory: str | Path, label: str, properties: Mapping[str, dict[str, Any]]
+) -> int:
+    """Set ``properties[key]`` on the nodes of ``label`` (Paper or Result) in the tables of
+    ``directory`` (``OUT/tables``), over what they held; return how many nodes took them.
+    What the build decides once the graph is whole (a result's leaderboard) is stored so.
+
+    Each shard that holds such nodes is read and written again whole (beside it, then
+    renamed), one at a time; only those nodes' data is decoded, so memory holds one
+    shard's columns.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    changed = 0
+    for file in shard_files(Path(directory) / NODES):
+        head = pq.read_table(file, columns=["key", "label"])
+        keys, labels = head.column("key").to_pylist(), head.column("label").to_pylist()
+        mask = [lab == label and k in properties for k, lab in zip(keys, labels, strict=True)]
+        if not any(mask):
+            continue
+        table = pq.read_table(file)
+        data = table.column("data").combine_chunks()
+        new = [json_text({**json.loads(data[i].as_py()), **properties[keys[i]]})
+               for i, hit in enumerate(mask) if hit]  # fmt: skip
+        column = pc.replace_with_mask(data, pa.array(mask), pa.array(new, pa.string()))
+        write_table(file, table.set_column(table.schema.get_field_index("data"), "data", column))
+        changed += len(new)
+    return changed
 
 
 def _row_groups(parquet, where: tuple[str, str] | None) -> list[int]:

@@ -7,7 +7,6 @@ from kg.query.lookup import (
     explain_empty,
     resolve_papers,
     unknown_names,
-    with_learned_direction,
 )
 from kg.query.saved import ENGINES, Param, SavedQuery, get_query, list_queries
 
@@ -27,5 +26,4 @@ __all__ = [
     "unknown_names",
     "explain_empty",
     "resolve_papers",
-    "with_learned_direction",
 ]

@@ -63,6 +63,11 @@ class LadybugEngine:
                     " forward only: give the pattern a direction, e.g. (p:Paper)-[r]->(e),"
                     " or ask Neo4j (`kg load neo4j`, then `kg query --neo4j`)."
                 )
+            if "Cannot find property board_" in str(exc):
+                hint = (
+                    " The store was written by a kg that did not place results on"
+                    " leaderboards (the board_* properties of Result nodes): build it again."
+                )
             raise KgError(f"LadybugDB ({self.path}): {exc}{hint}") from exc
         columns = result.get_column_names()
         rows = []

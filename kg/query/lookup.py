@@ -201,43 +201,59 @@ def resolve_papers(
 
 
 def explain_empty(engine: Engine, query: SavedQuery, params: dict[str, Any]) -> str | None:
-    """Why a leaderboard is empty: the data set has no results, or none for that metric
-    (with the metrics it has). None for other queries."""
+    """Why a leaderboard is empty: the data set has no results, none of them is on a
+    leaderboard (changes, or no metric named), no board's name contains the metric asked
+    for (with the boards it has), or the board rules hide every row. None for other
+    queries."""
     if query.name != "leaderboard" or not params.get("dataset"):
         return None
     if engine.name == "sparql":
         text = (
-            "SELECT ?metric (COUNT(?r) AS ?n) $dataset WHERE { "
+            "SELECT ?board (COUNT(?r) AS ?n) (SUM(?on) AS ?shown) "
+            "(SUM(IF(BOUND(?s), 0, 1)) AS ?unplaced) $dataset WHERE { "
             "{ SELECT DISTINCT ?d $dataset WHERE { { ?d kgo:key $dataset } "
             "UNION { ?d skos:altLabel $dataset } UNION { BIND(LCASE($dataset) AS ?f) "
             "LATERAL { ?d kgo:foldedName ?f } } LATERAL { ?d a kgo:Dataset } } } "
-            "?r kgo:onDataset ?d ; kgo:delta false . OPTIONAL { ?r skos:prefLabel ?m } "
-            'BIND(COALESCE(?m, "") AS ?metric) } GROUP BY ?metric $dataset ORDER BY DESC(?n)'
+            "?r kgo:onDataset ?d . OPTIONAL { ?r kgo:boardMetric ?m } "
+            'OPTIONAL { ?r kgo:boardShown ?s } BIND(COALESCE(?m, "") AS ?board) '
+            "BIND(IF(COALESCE(?s, false), 1, 0) AS ?on) } "
+            "GROUP BY ?board $dataset ORDER BY DESC(?n) ?board"
         )
     else:
         text = (
             "MATCH (r:Result)-[:ON_DATASET]->(d:Dataset) WHERE (d.key = $dataset OR "
-            "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) AND r.delta = false "
-            "RETURN coalesce(r.metric_name, '') AS metric, count(*) AS n ORDER BY n DESC"
+            "lower(d.name) = lower($dataset) OR $dataset IN d.aliases) "
+            "RETURN coalesce(r.board_metric, '') AS board, count(*) AS n, "
+            "sum(CASE WHEN r.board_shown THEN 1 ELSE 0 END) AS shown, "
+            "sum(CASE WHEN r.board_shown IS NULL THEN 1 ELSE 0 END) AS unplaced "
+            "ORDER BY n DESC, board"
         )
-    rows = engine.run(text, {"dataset": params["dataset"]}).rows
-    dataset = params["dataset"]
+    dataset, metric = params["dataset"], str(params.get("metric") or "")
+    rows = engine.run(text, {"dataset": dataset}).rows
     if not rows:
         return f"no results are reported on {dataset!r} in this graph"
-    metrics = ", ".join(f"{m or '(no metric)'} ({n})" for m, n in rows[:10])
+    total = sum(int(n) for _, n, _, _ in rows)
+    if sum(int(unplaced or 0) for *_, unplaced in rows) == total:
+        return (
+            f"the results on {dataset!r} carry no leaderboard (the board_* properties of "
+            "Result nodes): an older kg made this build or loaded this database; build it "
+            "again (and load it again into Neo4j)"
+        )
+    boards = [(board, int(n), int(shown or 0)) for board, n, shown, _ in rows if board]
+    if not boards:
+        return (
+            f"none of the {total} results on {dataset!r} is on a leaderboard: each is a "
+            "change (a gain, not a score) or names no metric"
+        )
+    saved = query.text if engine.name == "sparql" else query.text_for(engine.name)
+    if not params.get("show_hidden") and engine.run(saved, {**params, "show_hidden": True}).rows:
+        which = f" of {metric!r}" if metric else ""
+        return (
+            f"the board rules hide every row of the leaderboards{which} on {dataset!r} "
+            "(-p show_hidden=true lists them, each with its reason)"
+        )
+    listed = ", ".join(f"{b} ({s} shown, {n - s} hidden)" for b, n, s in boards[:10])
     return (
-        f"no results on {dataset!r} with a metric containing {params.get('metric')!r}; "
-        f"its results are reported with: {metrics}"
+        f"no leaderboard on {dataset!r} has {metric!r} in its name or its metric's "
+        f"aliases; its leaderboards: {listed}"
     )
-
-
-def with_learned_direction(query: SavedQuery, given: dict[str, Any]) -> dict[str, Any]:
-    """Return the parameters the user ``given``, with a leaderboard's ``lower_is_better``
-    taken from the way papers move its metric (:func:`kg.analytics.metric_direction`,
-    learned from the shared corpus) when the user named a metric and did not say."""
-    names = {p.name for p in query.params}
-    if "lower_is_better" not in names or "lower_is_better" in given or not given.get("metric"):
-        return given
-    from kg.analytics.leaderboards import metric_direction
-
-    return {**given, "lower_is_better": metric_direction(str(given["metric"])) == "lower"}

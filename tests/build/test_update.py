@@ -53,6 +53,14 @@ def _entities(driver) -> set[tuple]:
     return {(r["k"], r["s"], r["m"]) for r in records}
 
 
+def _boards(driver) -> set[tuple]:
+    from kg.graph.model import BOARD_PROPERTIES
+
+    fields = ", ".join(f"r.{p} AS {p}" for p in BOARD_PROPERTIES)
+    records, _, _ = driver.execute_query(f"MATCH (r:Result) RETURN r.key AS key, {fields}")
+    return {(r["key"], *(r[p] for p in BOARD_PROPERTIES)) for r in records}
+
+
 def test_update_adds_new_papers_once_and_loads_neo4j_incrementally(
     sample_build, tmp_path, empty_neo4j, neo4j_settings
 ):
@@ -110,13 +118,15 @@ def test_update_adds_new_papers_once_and_loads_neo4j_incrementally(
     assert [u["until"] for u in manifest["updates"]] == ["2026-11-30", "2026-12-01"]
 
     incremental = (database_counts(empty_neo4j), _relationships(empty_neo4j),
-                   _entities(empty_neo4j))  # fmt: skip
+                   _entities(empty_neo4j), _boards(empty_neo4j))  # fmt: skip
     empty_neo4j.execute_query("MATCH (n) DETACH DELETE n")
     load_neo4j(read_build_source(out), empty_neo4j)
-    fresh = (database_counts(empty_neo4j), _relationships(empty_neo4j), _entities(empty_neo4j))
+    fresh = (database_counts(empty_neo4j), _relationships(empty_neo4j), _entities(empty_neo4j),
+             _boards(empty_neo4j))  # fmt: skip
     assert incremental[0] == fresh[0]
     assert incremental[1] == fresh[1]
     assert incremental[2] == fresh[2]
+    assert incremental[3] == fresh[3]  # the older papers' leaderboards too
 
 
 def test_update_needs_a_first_date_and_a_build(tmp_path, example_build):

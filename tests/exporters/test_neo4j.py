@@ -322,3 +322,66 @@ def test_reload_with_replace_drops_what_a_paper_no_longer_says(example_build, em
     assert counts["Result"] == sum(1 for _, d in H.nodes(data=True) if d["label"] == "Result")
     again = load_neo4j(H, empty_neo4j, replace=True)
     assert again.created == 0 and not again.stale_removed  # idempotent with replace too
+
+
+def _boards(driver) -> dict[str, dict]:
+    from kg.graph.model import BOARD_PROPERTIES
+
+    fields = ", ".join(f"r.{p} AS {p}" for p in BOARD_PROPERTIES)
+    records, _, _ = driver.execute_query(f"MATCH (r:Result) RETURN r.key AS key, {fields}")
+    return {r["key"]: {p: r[p] for p in BOARD_PROPERTIES} for r in records}
+
+
+def test_an_update_sets_anew_the_boards_its_new_papers_changed(empty_neo4j):
+    """A new paper can change the boards of papers loaded before (here its fractions make
+    accuracy a fraction, so 81% is now read as 0.81): an update loads the new paper, then
+    sets the board properties that differ on the other papers' results, and only those."""
+    from kg.exporters.neo4j import refresh_properties
+    from kg.graph.boards import board_properties
+    from kg.graph.model import BOARD_PROPERTIES
+    from kg.graph.store import NxGraph, PaperSubset
+    from tests.query.test_leaderboard import _paper, _result, board_graph
+
+    G = board_graph()
+    load_neo4j(G, empty_neo4j)
+    assert _boards(empty_neo4j) == board_properties(G)
+    assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == 0
+    loaded = set(board_properties(G))
+    _paper(G, "p4", [_result(20 + i, v, None, "method:alpha", own=True, condition=f"run {i}")
+                     for i, v in enumerate((0.61, 0.62, 0.63, 0.64, 0.65, 0.66))])  # fmt: skip
+    after = board_properties(G)
+    for key, props in after.items():
+        G.nodes[key].update(props)
+    load_neo4j(PaperSubset(NxGraph(G), {"p4"}), empty_neo4j, replace=True)
+    held = _boards(empty_neo4j)
+    stale = {k for k, props in held.items() if props != after[k]}
+    assert stale and stale <= loaded  # the new paper's results came in as the build has them
+    first = f"result:{1:016x}"
+    assert (held[first]["board_value"], held[first]["board_note"]) == (81.0, None)
+    assert (after[first]["board_value"], after[first]["board_note"]) == (0.81, "81% read as 0.81")
+    assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == len(stale)
+    assert _boards(empty_neo4j) == after
+    assert refresh_properties(G, empty_neo4j, "Result", BOARD_PROPERTIES) == 0
+
+
+def test_the_leaderboard_on_neo4j_gives_the_rows_of_boards_of(empty_neo4j):
+    """On Neo4j too the saved leaderboard shows what the board rules decided (a fraction
+    read as a percentage; an impossible value, a row with no method and a paper's second
+    row for one method hidden), and loading the graph again changes none of it."""
+    from kg.analytics.leaderboards import boards_of
+    from kg.query import Neo4jEngine, run_saved
+    from tests.query.test_leaderboard import DATASET, board_graph, board_row
+
+    G = board_graph()
+    board = boards_of(G)[(DATASET, "accuracy")]
+    for _ in range(2):
+        load_neo4j(G, empty_neo4j)
+        server = Neo4jEngine(empty_neo4j)
+        shown = run_saved(server, "leaderboard", {"dataset": DATASET}).rows
+        assert shown == [board_row(r, "accuracy") for r in board.rows]
+        by_alias = run_saved(server, "leaderboard", {"dataset": DATASET, "metric": "acc@1"})
+        assert by_alias.rows == shown
+        every = run_saved(server, "leaderboard", {"dataset": DATASET, "show_hidden": True}).rows
+        assert every[: len(shown)] == shown
+        reasons = [row[-1] for row in every[len(shown) :]]
+        assert {why: reasons.count(why) for why in set(reasons)} == board.hidden
