@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 __all__ = [
-    "package_dir",
     "schemas_dir",
     "queries_dir",
     "nlp_data_dir",
@@ -15,11 +14,6 @@ __all__ = [
 ]
 
 _PACKAGE = Path(__file__).resolve().parent
-
-
-def package_dir() -> Path:
-    """Return the directory of the installed ``kg`` package."""
-    return _PACKAGE
 
 
 def _data_dir(name: str) -> Path:

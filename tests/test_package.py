@@ -141,3 +141,21 @@ def test_no_library_module_reads_the_environment():
             if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}:
                 readers.append(f"{module}:{node.lineno}")
     assert not readers, readers
+
+
+def test_the_spacy_entry_points_are_the_registered_factories():
+    """pyproject's ``spacy_factories`` name every kg factory the pipeline registers, each
+    with the function registered under that name (spaCy finds them by entry point)."""
+    import tomllib
+
+    from spacy.util import registry
+
+    import kg.nlp.pipeline  # noqa: F401  (registers the factories)
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    points = declared["project"]["entry-points"]["spacy_factories"]
+    registered = {n: f for n, f in registry.factories.get_all().items() if n.startswith("kg_")}
+    assert set(points) == set(registered)
+    for name, target in points.items():
+        module, func = target.split(":")
+        assert (registered[name].__module__, registered[name].__name__) == (module, func), name

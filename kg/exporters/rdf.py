@@ -234,17 +234,14 @@ def to_rdflib(G: nx.MultiDiGraph | GraphSource) -> Graph:
 def write_turtle(
     G: nx.MultiDiGraph | GraphSource, path: str | Path, *, engine: str = "auto"
 ) -> None:
-    """Write ``G`` as Turtle; ``engine`` is ``pyoxigraph`` (fast), ``rdflib`` or ``auto``."""
-    if engine in {"auto", "pyoxigraph"}:
-        try:
-            import pyoxigraph  # noqa: F401
-        except ImportError:
-            if engine == "pyoxigraph":
-                raise
-        else:
-            _write_with_oxigraph(G, Path(path))
-            return
-    to_rdflib(G).serialize(destination=str(path), format="turtle")
+    """Write ``G`` as Turtle; ``engine`` is ``pyoxigraph`` (fast; also ``auto``, the
+    default) or ``rdflib``."""
+    if engine not in {"auto", "pyoxigraph", "rdflib"}:
+        raise ValueError(f"engine must be auto, pyoxigraph or rdflib, not {engine!r}")
+    if engine == "rdflib":
+        to_rdflib(G).serialize(destination=str(path), format="turtle")
+    else:
+        _write_with_oxigraph(G, Path(path))
 
 
 def oxigraph_term(t: URIRef | BNode | Literal):

@@ -1,6 +1,6 @@
 """The knowledge graph as a networkx MultiDiGraph, built from paper records."""
 
-from kg.graph.assemble import add_entities, add_paper, new_graph
+from kg.graph.assemble import add_paper, new_graph
 from kg.graph.model import EDGE_ENDS, ENTITY_LABELS, NODE_LABELS, RELATION_TYPES
 
 __all__ = [
@@ -8,7 +8,6 @@ __all__ = [
     "ENTITY_LABELS",
     "NODE_LABELS",
     "RELATION_TYPES",
-    "add_entities",
     "add_paper",
     "new_graph",
 ]

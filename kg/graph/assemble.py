@@ -16,7 +16,6 @@ from kg.schema import RELATION_TYPES
 
 __all__ = [
     "new_graph",
-    "add_entities",
     "entity_node",
     "add_paper",
     "paper_graph",
@@ -55,12 +54,6 @@ def entity_node(ent) -> dict[str, Any]:
         "proposed_count": ent.proposed_count,
         "benchmark": ent.benchmark,
     }
-
-
-def add_entities(G: nx.MultiDiGraph, entities) -> None:
-    """Add one node per canonical entity (``kg.resolve.Entity``), keyed by its key."""
-    for ent in entities:
-        G.add_node(ent.key, **entity_node(ent))
 
 
 SHOWN_EVIDENCE = 3

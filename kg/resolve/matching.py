@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
-
-if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
-    pass
 
 FUZZY_CELLS = 8_000_000
 """Scores held at once while a block is compared (float32: 32 MB), whatever its size."""

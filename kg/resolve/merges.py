@@ -6,10 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
-    pass
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kg.resolve.acronyms import LongForms, acronym_slugs, shipped_long_forms, twin_acronyms
 from kg.resolve.curation import Curated, Curation, apply_curation
@@ -31,9 +30,6 @@ from kg.resolve.matching import (
 )
 from kg.resolve.merges import MERGE_PAPERS, Merge, merges_path, write_merges
 from kg.util.tables import iter_rows
-
-if TYPE_CHECKING:  # spaCy loads with kg.nlp; resolution does not need it
-    pass
 
 __all__ = [
     "Entity",
