@@ -22,15 +22,7 @@ from kg.nlp.workers import (
 )
 from kg.util.tables import batched as _chunks
 
-__all__ = [
-    "cached_pipeline",
-    "config_stamp",
-    "extract",
-    "one_blas_thread_each",
-    "process_chunk",
-    "process_records",
-    "start_worker",
-]
+__all__ = ["extract"]
 
 
 def extract(

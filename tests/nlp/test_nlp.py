@@ -651,7 +651,7 @@ def test_extract_reads_a_config_again_after_it_is_edited(tmp_path):
 
 
 def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
-    from kg.nlp.runner import process_records as _process_records
+    from kg.nlp.workers import process_records as _process_records
 
     strings = nlp.vocab.strings
 
