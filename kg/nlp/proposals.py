@@ -61,7 +61,7 @@ class ProposalFinder(KgComponent):
 
         for tok in doc:
             lemma = tok.lemma_.lower()
-            if lemma in _PROPOSE_VERBS and tok.pos_ == "VERB":
+            if lemma in _PROPOSE_VERBS and _acts_as_verb(tok):
                 hit = _defined_passive_subject(tok, mentions, info)
                 if hit is not None:
                     mark(hit, "passive")
@@ -182,6 +182,15 @@ _SELF_NOUNS = {
     "benchmark",
     "dataset",
 }
+
+
+def _acts_as_verb(tok) -> bool:
+    """Whether a token is used as a verb: tagged one, or parsed as one, with a subject and
+    an object ("We present BitDance, ...", where the tagger read "present" as an adjective)."""
+    if tok.pos_ == "VERB":
+        return True
+    deps = {c.dep_ for c in tok.children}
+    return "nsubj" in deps and bool(deps & {"dobj", "obj"})
 
 
 def _has_we_subject(verb) -> bool:
