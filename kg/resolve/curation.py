@@ -100,9 +100,6 @@ class Curation:
     digest: str = ""
     """The SHA-256 of the file as read (a build's manifest keeps it)."""
 
-    def of_kind(self, kind: str) -> list[CurationEntry]:
-        return [e for e in self.entries if e.kind == kind]
-
 
 def read_curation(path: str | Path) -> Curation:
     """Read and check a curation file; a mistake is a :class:`KgError` naming its line."""
