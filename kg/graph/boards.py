@@ -168,7 +168,7 @@ _BOARD_EDGES = ("ON_DATASET", "MEASURED_BY", "FOR_METHOD")
 class _Results:
     """The Result nodes of a graph as the board rules read them."""
 
-    boards: dict[tuple[str, str], list[LeaderboardRow]]  # absolute, by (dataset, metric)
+    boards: dict[tuple[str, str, str], list[LeaderboardRow]]  # by (dataset, metric, setting)
     off: dict[str, tuple[str, float, str | None]]  # key -> (why on no board, value, unit)
     votes: Votes
 
@@ -219,7 +219,7 @@ def _read_results(source: GraphSource, *, evidence: bool = True) -> _Results:
             out.off[node] = (off, value, unit)
             continue
         method = ends["FOR_METHOD"].get(node)
-        out.boards[(dataset, metric)].append(
+        out.boards[(dataset, metric, data.get("condition") or "")].append(
             LeaderboardRow(
                 dataset=dataset,
                 metric=metric,
@@ -316,7 +316,9 @@ def placements(G: nx.MultiDiGraph | GraphSource, *, evidence: bool = True) -> li
     :func:`board_properties` is what a build stores on the nodes.
 
     A result needs a method. ``direction`` is ``metric_direction(metric)``, with the
-    changes this graph's papers claim. Each metric's values are read on one scale
+    changes this graph's papers claim. Results of a setting (a result's ``condition``,
+    "reconstruction", "Best-of-N") are on a board of their own, ``"FID
+    (reconstruction)"``. Each metric's values are read on one scale
     (:func:`metric_scales`, :func:`on_scale`), and values of different units are never
     ranked together: the most common unit's rows keep the (dataset, metric) board, the
     others get boards of their own. Each board keeps one row per paper, method and
@@ -330,9 +332,10 @@ def _place(results: _Results) -> list[Placement]:
     scales = metric_scales([r for rows in results.boards.values() for r in rows])
     directions = _Directions(results.votes)
     out = []
-    for (dataset, metric), rows in sorted(results.boards.items()):
+    for (dataset, metric, setting), rows in sorted(results.boards.items()):
         direction = directions.of(metric)
         scale = scales.get(normalise_name(metric))
+        metric = f"{metric} ({setting})" if setting else metric  # the board's name
         read = []
         for r in rows:
             scaled = on_scale(r, scale)

@@ -16,6 +16,7 @@ from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.proposals import proposed_method
 from kg.nlp.result_linking import Mention, NumberRow, link_metric
 from kg.nlp.score_decision import decide, number_features
+from kg.nlp.vocabulary import Lexicon
 from kg.resources import trained_file
 
 __all__ = [
@@ -74,8 +75,10 @@ class ResultsExtractor(KgComponent):
         number_parser=parse_number,
         metric_linker: AveragedPerceptron | None = None,
         score_classifier: AveragedPerceptron | None = None,
+        lexicon: Lexicon | None = None,
     ):
         self.name = name
+        self.task_heads = lexicon.task_heads if lexicon is not None else frozenset()
         self.max_gap = max_gap
         self.number_parser = number_parser
         self.metric_linker = metric_linker
@@ -108,14 +111,15 @@ class ResultsExtractor(KgComponent):
                     feats = number_features(sent.text, start, end, row["value"], unit, sign)
                     feats += rule_features(sent.text, start, end, sign)
                     rows.append((row, feats))
-            kept = _respectively(self._decided(rows), in_sent, sent.text)
+            kept = _segments_closed(self._decided(rows), in_sent, text, sent)
+            kept = _respectively(kept, in_sent, sent.text)
             for row in kept:
                 row["own"] = _is_own(row, text, own)
             by_sentence.append(kept)
         if self.metric_linker is not None:
             self._link_metrics([r for rows in by_sentence for r in rows], metrics, text)
         for rows in by_sentence:
-            results.extend(_lists_shared(_ranges_shared(rows, text), text))
+            results.extend(_clauses_shared(_lists_shared(_ranges_shared(rows, text), text), text))
 
     def _decided(self, rows: list[tuple[dict, list[str]]]) -> list[dict]:
         """The rows the score classifier keeps (all without one): a number it calls no
@@ -192,6 +196,7 @@ class ResultsExtractor(KgComponent):
         method = _reported_method(sent, in_sent, main, s_char)
         datasets = [m for m in in_sent if m.label_ == "Dataset"]
         tasks = [m for m in in_sent if m.label_ == "Task"]
+        dataset = _reported_dataset(datasets, s_char, e_char, text)
         return {
             "value": value,
             "unit": unit,
@@ -199,9 +204,9 @@ class ResultsExtractor(KgComponent):
             "metric": metric_text,
             "metric_span": _chars(metric_span),
             "method_span": _chars(method),
-            "dataset_span": _chars(_reported_dataset(datasets, s_char, e_char, text)),
+            "dataset_span": _chars(dataset),
             "task_span": _chars(tasks[0] if tasks else None),
-            "condition": None,
+            "condition": _setting(metric_span, dataset, method, in_sent, self.task_heads),
             "start": s_char,
             "end": e_char,
             "sentence": sent_index,
@@ -338,6 +343,40 @@ def _respectively(rows: list[dict], in_sent: list[Span], sentence: str) -> list[
     return rows
 
 
+_CLOSING_PREP = re.compile(r"\b(?:in|on|for|across)\s+(?:the\s+)?$", re.I)
+
+
+def _segments_closed(rows: list[dict], in_sent: list[Span], text: str, sent: Span) -> list[dict]:
+    """Give the numbers of a clause the data set that closes it: in each ";"-separated part
+    of the sentence, a data set named after all its numbers ("94.1%, 92.9% and 93.8% in
+    B") is the one of each number with no other data set between them, unless a single
+    data set named before the numbers already says it ("on A, ... pretrained on B"; a list
+    of several before them says none: "across A, B and C, ... 94.0%, 92.7% in A; ...")."""
+    datasets = [m for m in in_sent if m.label_ == "Dataset"]
+    if not rows or not datasets:
+        return rows
+    cuts = [sent.start_char] + [
+        sent.start_char + i + 1 for i, ch in enumerate(sent.text) if ch == ";"
+    ] + [sent.end_char]  # fmt: skip
+    for lo, hi in itertools.pairwise(cuts):
+        part = [r for r in rows if lo <= r["start"] < hi]
+        if not part:
+            continue
+        last = max(r["end"] for r in part)
+        after = [d for d in datasets if last <= d.start_char < hi]
+        first = min(r["start"] for r in part)
+        before = [d for d in datasets if lo <= d.start_char and d.end_char <= first]
+        if not after or len(before) == 1:
+            continue
+        closer = min(after, key=lambda d: d.start_char)
+        if not _CLOSING_PREP.search(text[max(lo, closer.start_char - 12) : closer.start_char]):
+            continue
+        for r in part:
+            if not any(r["end"] <= d.start_char < closer.start_char for d in datasets):
+                r["dataset_span"] = [closer.start_char, closer.end_char]
+    return rows
+
+
 _LIST_GAP = re.compile(r"\s*(?:,|/|;)?\s*(?:and|or)?\s*")
 
 
@@ -357,8 +396,50 @@ def _lists_shared(rows: list[dict], text: str) -> list[dict]:
     return rows
 
 
+def _clauses_shared(rows: list[dict], text: str) -> list[dict]:
+    """Give a number with no metric the metric of the number before it in its sentence
+    when a ";" separates them, the units agree and no other metric is named between: the
+    next part of a parallel list ("Dice of 94.0% and 92.7% in A; 94.1% and 92.9% in B"),
+    and on along that part's list."""
+    for a, b in itertools.pairwise(rows):
+        gap = text[a["end"] : b["start"]]
+        parallel = ";" in gap or (gap and _LIST_GAP.fullmatch(gap))  # on along the list
+        if b["metric"] is None and a["metric"] is not None and a["unit"] == b["unit"] and parallel:
+            b["metric"], b["metric_span"] = a["metric"], a["metric_span"]
+            b["confidence"] = a["confidence"]
+    return rows
+
+
+def _setting(metric, dataset, method, in_sent: list[Span], task_heads) -> str | None:
+    """The setting a score is one of, as the words next to its metric and data set say:
+    a name right before the metric that is not the method ("a Best-of-N PDMS of 94.8"),
+    or the task noun the data set's name qualifies ("on ImageNet reconstruction, reaching
+    0.75 FID"). A board keeps scores of different settings apart."""
+    if metric is not None:
+        for m in in_sent:
+            if (
+                m.end == metric.start
+                and m.label_ == "Method"
+                and (method is None or m.start_char != method.start_char)
+                and m.root.head.i in range(metric.start, metric.end)
+            ):
+                return m.text
+    if dataset is not None and dataset.end < len(dataset.doc):
+        noun = dataset.doc[dataset.end]
+        if (
+            noun.pos_ == "NOUN"
+            and noun.lower_ in task_heads
+            and dataset.root.head.i == noun.i
+            and not any(m.start == noun.i for m in in_sent)
+        ):
+            return noun.lower_
+    return None
+
+
 def _reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span | None:
-    """The method a number belongs to: the sentence's subject, the paper's own, or the nearest."""
+    """The method a number belongs to: the sentence's subject, the paper's own, or the
+    nearest; in a "respectively" sentence, the nearest in its clause (a part after a ";"
+    that names none is the paper's own: the methods before name what the list is of)."""
     methods = [m for m in in_sent if m.label_ == "Method" and m.end_char <= s_char]
     for m in reversed(methods):  # the nearest subject: "A reaches 60.2, while B reaches 55.1"
         if m.root.dep_ in {"nsubj", "nsubjpass"} or (
@@ -367,7 +448,23 @@ def _reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span
             return m
     if main is not None and any(m.text == main.text for m in methods):
         return main
-    return methods[-1] if methods else main
+    if main is None or not _RESPECTIVELY.search(sent.text):
+        return _configured(methods[-1], methods) if methods else main
+    clause = sent.doc.text.rfind(";", sent.start_char, s_char) + 1  # 0: none
+    in_clause = [m for m in methods if m.start_char >= clause]
+    return in_clause[-1] if in_clause else main  # "X for A and B respectively; ... in D"
+
+
+def _configured(method: Span, methods: list[Span]) -> Span:
+    """The method a "with" phrase configures: in "a GCN with AAL (73.3%)" the number is
+    the GCN's, run with AAL; else ``method`` itself."""
+    prep = method.root.head
+    if method.root.dep_ == "pobj" and prep.lower_ == "with":
+        host = prep.head
+        for m in methods:
+            if m.start <= host.i < m.end:
+                return m
+    return method
 
 
 def _chars(span: Span | None) -> list[int] | None:
@@ -451,15 +548,23 @@ def load_score_classifier(
         "number_parser": {"@misc": "kg.parse_number.v1"},
         "metric_linker": {"@misc": "kg.metric_linker.v1", "path": "none"},
         "score_classifier": {"@misc": "kg.score_classifier.v1", "path": ""},
+        "lexicon": {"@misc": "kg.lexicon.v1", "path": ""},
     },
 )
 def make_results_extractor(
-    nlp: Language, name: str, max_gap: int, number_parser, metric_linker, score_classifier
+    nlp: Language,
+    name: str,
+    max_gap: int,
+    number_parser,
+    metric_linker,
+    score_classifier,
+    lexicon: Lexicon,
 ) -> ResultsExtractor:
     """Build the results extractor (``metric_linker``: the trained choice of each
     number's metric, None for the rules alone; ``score_classifier``: the learned decision
-    that a number is a result, None to keep every number the rules read)."""
+    that a number is a result, None to keep every number the rules read; ``lexicon``:
+    the task words that name a score's setting, "ImageNet reconstruction")."""
     return ResultsExtractor(
         nlp, name, max_gap=max_gap, number_parser=number_parser, metric_linker=metric_linker,
-        score_classifier=score_classifier,
+        score_classifier=score_classifier, lexicon=lexicon,
     )  # fmt: skip

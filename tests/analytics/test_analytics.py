@@ -137,7 +137,7 @@ def test_a_leaderboard_orders_by_the_way_the_graph_s_papers_move_the_metric():
     assert direction == "lower" and [r.value for r in rows] == [2.0, 2.0, 3.5]
 
 
-def test_a_leaderboard_ranks_one_unit_and_one_row_per_paper_method_and_condition():
+def test_a_leaderboard_ranks_one_unit_one_setting_and_one_row_per_paper_and_method():
     G = new_graph()
     _entity(G, "m:a", "Alpha", 1)
     _entity(G, "d:D", "DataSet-1", 1)
@@ -150,8 +150,10 @@ def test_a_leaderboard_ranks_one_unit_and_one_row_per_paper_method_and_condition
     ])  # fmt: skip
     boards = A.boards_of(G)
     board = boards[("DataSet-1", "accuracy")]
-    assert [(r.value, r.condition) for r in board.rows] == [(80.0, None), (60.0, "1% labels")]
+    assert [(r.value, r.condition) for r in board.rows] == [(80.0, None)]
     assert board.hidden == {HIDDEN_SAME: 1}
+    setting = boards[("DataSet-1", "accuracy (1% labels)")]  # a setting: a board of its own
+    assert [(r.value, r.condition) for r in setting.rows] == [(60.0, "1% labels")]
     _, rows = A.leaderboards(G)[("DataSet-1", "accuracy [x]")]
     assert [r.value for r in rows] == [1.5]
 

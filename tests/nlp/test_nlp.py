@@ -557,6 +557,50 @@ def test_results_take_the_data_set_of_their_own_clause(nlp):
     assert got == {38.2: "MS COCO", 81.3: "ImageNet"}
 
 
+def test_results_of_a_clause_closed_by_a_data_set_take_it_and_the_list_s_metric(nlp):
+    text = (
+        "We propose GlioNet for tumor segmentation. Experiments on the KiTS19, KiTS20 and "
+        "KiTS21 datasets give Dice scores of 91.2% and 90.1% for the kidney and the tumor "
+        "respectively in KiTS19; 89.3% and 88.4% in KiTS20; and 87.5% and 86.6% in KiTS21."
+    )
+    doc = nlp(clean_text(text))
+    got = [
+        (r["value"], r["metric"], doc.text[slice(*r["dataset_span"])], r["own"])
+        for r in doc._.kg_results
+    ]
+    assert got == [
+        (91.2, "Dice", "KiTS19", True), (90.1, "Dice", "KiTS19", True),
+        (89.3, "Dice", "KiTS20", True), (88.4, "Dice", "KiTS20", True),
+        (87.5, "Dice", "KiTS21", True), (86.6, "Dice", "KiTS21", True),
+    ]  # fmt: skip
+
+
+def test_results_say_the_setting_their_metric_and_data_set_are_qualified_by(nlp):
+    doc = nlp(
+        "We propose FooTok, an image tokenizer. FooTok achieves state-of-the-art results on "
+        "ImageNet reconstruction, reaching 0.81 FID and 23.1 PSNR."
+    )
+    assert [(r["value"], r["condition"]) for r in doc._.kg_results] == [
+        (0.81, "reconstruction"), (23.1, "reconstruction")
+    ]  # fmt: skip
+    doc = nlp(
+        "We propose FooDrive. On the NAVSIM benchmark, FooDrive achieves a PDMS of 91.2 and "
+        "a Best-of-N PDMS of 95.1."
+    )
+    assert [(r["value"], r["condition"]) for r in doc._.kg_results] == [
+        (91.2, None), (95.1, "Best-of-N")
+    ]  # fmt: skip
+
+
+def test_results_of_a_method_run_with_a_part_are_the_method_s(nlp):
+    doc = nlp(
+        "A three phase pipeline progresses from a baseline GCN with AAL (73.3% accuracy, "
+        "AUC=0.74), to a Graph Attention Network ensemble achieving 95.0% accuracy."
+    )
+    methods = {r["value"]: doc.text[slice(*r["method_span"])] for r in doc._.kg_results}
+    assert methods[73.3] == "GCN" and methods[95.0] == "Graph Attention Network"
+
+
 def test_results_score_decision_drops_counts_and_list_indices_and_keeps_scores(nlp):
     from kg.nlp.pipeline import load_pipeline
 
@@ -847,3 +891,13 @@ def test_metric_linker_scores_each_metric_of_the_paper_and_no_metric():
     assert chosen.text == "recall" and 0.5 < p < 1
     none = AveragedPerceptron(["no", "yes"], {"null": {"yes": 3.0}})
     assert link_metric(none, number, mentions, text)[0] is None
+
+
+def test_proposal_whose_verb_the_tagger_reads_as_an_adjective(nlp):
+    # "present" tagged ADJ, yet parsed with a subject and an object: still a proposal
+    doc = nlp("We present BitDance, a scalable image generator that predicts binary tokens.")
+    assert "present" in {t.text for t in doc if t.pos_ != "VERB"}
+    assert _proposed(doc) == {"BitDance": "propose"}
+    doc = nlp("We present ReVision, a retinal model that learns from the alignment of images.")
+    assert doc[0].dep_ != "nsubj"  # "We" parsed as the root: the words say it all the same
+    assert _proposed(doc) == {"ReVision": "propose"}
