@@ -3,6 +3,7 @@
 Usage:
     python benchmarks/judge_merges.py BUILD [--per-rule 12] [--to-judge FILE]
     python benchmarks/judge_merges.py BUILD --to-judge FILE --fold VERDICTS.tsv
+    python benchmarks/judge_merges.py BUILD --as-pairs >> benchmarks/head/judged_merges.tsv
 
 Draws up to ``--per-rule`` merges of each resolution rule (acronym, separators, head
 word, fuzzy, type vote) of a build (the same ones for the same build: ordered by a hash
@@ -11,6 +12,9 @@ rule, the share judged right (the two names are one thing in the papers behind t
 and the mean weighted by how many merges each rule makes in the build. A merge nobody
 judged is reported as unjudged and written to ``--to-judge`` with its evidence (each
 name's sentences in up to three of its papers) for a judge, never guessed.
+``--as-pairs`` prints the judged ones as labelled name pairs (type, a, b, same, source,
+a_type: the rows of ``benchmarks/head/judged_merges.tsv``, which
+``benchmarks/merge_pairs.py`` reads).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import duckdb
+
+from kg.resolve.keys import key_type
 
 ROOT = Path(__file__).resolve().parent
 JUDGEMENTS = ROOT / "merges" / "judgements.tsv"
@@ -41,6 +47,9 @@ def main() -> None:
         "--fold", type=Path, help="judges' verdicts on --to-judge: append them and stop"
     )
     parser.add_argument("--show", action="store_true", help="print every merge and verdict")
+    parser.add_argument(
+        "--as-pairs", action="store_true", help="print the judged merges as labelled pairs"
+    )
     args = parser.parse_args()
     if args.fold:
         fold(args.fold, args.judgements)
@@ -48,6 +57,9 @@ def main() -> None:
     drawn, sizes = draw(args.build, args.per_rule)
     verdicts = read_judgements(args.judgements)
     unjudged = [m for m in drawn if (m["rule"], m["source"], m["target"]) not in verdicts]
+    if args.as_pairs:
+        write_pairs(drawn, verdicts)
+        return
     report(drawn, sizes, verdicts, args.show)
     if args.to_judge and unjudged:
         write_to_judge(args.build, unjudged, args.to_judge)
@@ -112,6 +124,19 @@ def report(drawn: list[dict], sizes: dict[str, int], verdicts: dict, show: bool)
             print(f"{rule}: none judged; the build makes {sizes[rule]}")
     if total:
         print(f"weighted by the merges each rule makes: {weighted / total:.3f}")
+
+
+def write_pairs(drawn: list[dict], verdicts: dict) -> None:
+    """The judged merges as labelled name pairs, without a header."""
+    out = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
+    for m in drawn:
+        v = verdicts.get((m["rule"], m["source"], m["target"]))
+        if v is None:
+            continue
+        a_type = key_type(m["source"]) if key_type(m["source"]) != key_type(m["target"]) else ""
+        same = "yes" if v["verdict"] == "right" else "no"
+        out.writerow([key_type(m["target"]), m["a"], m["b"], same, f"judged merge: {m['rule']}",
+                      a_type])  # fmt: skip
 
 
 def write_to_judge(build: Path, merges: list[dict], out: Path) -> None:

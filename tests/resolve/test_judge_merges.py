@@ -81,6 +81,11 @@ def test_judge_merges_draws_per_rule_writes_evidence_and_scores_weighted(tmp_pat
     assert "2 unjudged" in said and "head word: none judged" in said
     # acronym 1 of 1 right (1 merge), separators 0 of 1 right (2 merges): (1 + 0) / 3
     assert "weighted by the merges each rule makes: 0.333" in said
+    jm.write_pairs(drawn, jm.read_judgements(judgements))  # labelled pairs for merge_pairs.py
+    assert capsys.readouterr().out.splitlines() == [
+        "Method\tZN\tZorp Net\tyes\tjudged merge: acronym\t",
+        "Method\tQux nets\tQux net\tno\tjudged merge: separators\t",
+    ]
 
 
 def test_judge_merges_refuses_verdicts_without_a_reason(tmp_path):
