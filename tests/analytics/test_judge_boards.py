@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmark_scripts import load_benchmark
 
 TEXT = "We propose ZorpNet. ZorpNet reaches 81.2 zap on QuuxSet, beating BarNet."
-
-
-def _judge_boards():
-    path = ROOT / "benchmarks/judge_boards.py"
-    spec = importlib.util.spec_from_file_location("judge_boards", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _record(stored: bool) -> dict:
@@ -39,7 +29,7 @@ def _record(stored: bool) -> dict:
 
 
 def test_judge_boards_marks_stored_offsets_else_nearest_mentions():
-    jb = _judge_boards()
+    jb = load_benchmark("judge_boards")
     record = _record(stored=True)
     item = jb.marked_item(record, record["results"][0])
     assert item["text"] == "[[ZorpNet]] reaches **81.2** <<zap>> on QuuxSet, beating BarNet."
@@ -62,7 +52,7 @@ def _item(jb, digest_text: str) -> dict:
 
 
 def test_judge_boards_takes_a_verdict_only_for_the_evidence_judged(tmp_path):
-    jb = _judge_boards()
+    jb = load_benchmark("judge_boards")
     judged_item = _item(jb, "ZorpNet reaches **81.2** zap")
     key = jb.to_judge(judged_item)["key"]
     tsv = tmp_path / "j.tsv"
@@ -78,7 +68,7 @@ def test_judge_boards_takes_a_verdict_only_for_the_evidence_judged(tmp_path):
 
 
 def test_judge_boards_folds_judges_verdicts_under_the_rows_they_were_given(tmp_path):
-    jb = _judge_boards()
+    jb = load_benchmark("judge_boards")
     items = [_item(jb, "ZorpNet reaches **81.2** zap"), _item(jb, "other **81.2** zap")]
     items[1]["row"] = dict(items[1]["row"], method="", reported_as="")
     to_judge = tmp_path / "to-judge.jsonl"

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _judge_head():
-    spec = importlib.util.spec_from_file_location("judge_head", ROOT / "benchmarks/judge_head.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.benchmark_scripts import load_benchmark
 
 
 def test_shipped_judgements_read_and_cover_each_type():
-    jh = _judge_head()
+    jh = load_benchmark("judge_head")
     judged = jh.read_judgements(jh.DEFAULT)
     types = {t for t, _ in judged}
     assert types == set(jh.TYPES)
@@ -24,7 +14,7 @@ def test_shipped_judgements_read_and_cover_each_type():
 
 
 def test_judge_head_scores_shares_duplicates_and_unjudged():
-    jh = _judge_head()
+    jh = load_benchmark("judge_head")
     judged = jh.Judgements()
     judged.by_norm = {}
     rows = [("Method", "CLIP", "right", ""), ("Method", "clip", "wrong", "display name: case"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,15 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _judge_merges():
-    path = ROOT / "benchmarks/judge_merges.py"
-    spec = importlib.util.spec_from_file_location("judge_merges", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.benchmark_scripts import load_benchmark
 
 
 def _build(tmp_path: Path) -> Path:
@@ -53,7 +44,7 @@ def _build(tmp_path: Path) -> Path:
 
 
 def test_judge_merges_draws_per_rule_writes_evidence_and_scores_weighted(tmp_path, capsys):
-    jm = _judge_merges()
+    jm = load_benchmark("judge_merges")
     build = _build(tmp_path / "build")
     drawn, sizes = jm.draw(build, per_rule=5)
     assert sizes == {"acronym": 1, "separators": 2, "head word": 1}
@@ -89,7 +80,7 @@ def test_judge_merges_draws_per_rule_writes_evidence_and_scores_weighted(tmp_pat
 
 
 def test_judge_merges_refuses_verdicts_without_a_reason(tmp_path):
-    jm = _judge_merges()
+    jm = load_benchmark("judge_merges")
     verdicts = tmp_path / "verdicts.tsv"
     verdicts.write_text("\t".join(jm.FIELDS) + "\nacronym\ta\tb\tA\tB\tright\t\n")
     with pytest.raises(SystemExit, match="without a verdict"):
