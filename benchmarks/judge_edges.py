@@ -15,7 +15,8 @@ right (``--to-judge FILE`` writes those, with the evidence a judge reads, as JSO
 Every sampled edge's evidence is checked to name both ends: each of its first
 ``--evidence`` items (one per paper) holds the words of both mentions where its offsets
 say. Prints how many edges each type shows and hides by
-default. Reads the build; writes only ``--to-judge``.
+default. Reads the build; writes only ``--to-judge`` (and, with
+``--refresh-calibration TABLE``, that table: see :func:`refresh_calibration`).
 """
 
 from __future__ import annotations
@@ -142,6 +143,34 @@ def calibration_draw(edges: dict[str, list[dict]], per_band: int) -> list[dict]:
     return out
 
 
+def refresh_calibration(table: Path, edges: dict[str, list[dict]]) -> list[dict]:
+    """Rewrite the judged edges of ``table`` for a new build of their slice and return the
+    edges whose evidence changed (their verdict was on other evidence), to judge again."""
+    lines = table.read_text(encoding="utf-8").splitlines()
+    comments = [line for line in lines if line.startswith("#")]
+    rows = list(csv.DictReader([ln for ln in lines if not ln.startswith("#")], delimiter="\t"))
+    fields = list(rows[0]) if rows else []
+    by_key = {key_of(r["type"], r["head"], r["tail"]): r for rs in edges.values() for r in rs}
+    kept, redo, gone = [], [], 0
+    for row in rows:
+        edge = by_key.get(key_of(row["type"], row["head"], row["tail"]))
+        if edge is None:
+            gone += 1
+        elif evidence_digest(edge["evidence"]) != row["evidence"]:
+            redo.append(dict(edge, kind="redo", rank=0))
+        else:
+            confidences = ",".join(f"{c:.3f}" for c in edge["confidences"])
+            kept.append(dict(row, support=str(edge["support"]), confidences=confidences))
+    with open(table, "w", encoding="utf-8", newline="") as fh:
+        fh.write("".join(line + "\n" for line in comments))
+        out = csv.DictWriter(fh, fields, delimiter="\t", lineterminator="\n")
+        out.writeheader()
+        out.writerows(kept)
+    print(f"{table}: kept {len(kept)}, dropped {gone} whose edge is gone, "
+          f"{len(redo)} whose evidence changed to judge again")  # fmt: skip
+    return redo
+
+
 def score(items: list[dict], judged: dict) -> tuple[dict, list[dict]]:
     """Per (kind, type): [right, sampled]; and the items no judgement covers."""
     shares: dict[tuple[str, str], list[int]] = {}
@@ -196,7 +225,22 @@ def main() -> None:
         "to judge for scripts/calibrate_edges.py (JSONL) and stop",
     )
     parser.add_argument("--per-band", type=int, default=6, help="edges per type and band")
+    parser.add_argument(
+        "--refresh-calibration",
+        type=Path,
+        metavar="TABLE",
+        help="bring the judged edges of TABLE (benchmarks/edges/calibration.tsv) up to "
+        "this build of their slice: rows whose edge is gone are dropped, rows whose "
+        "evidence changed go to --to-judge to be judged again (then scripts/"
+        "calibrate_edges.py --add), the others take the build's support and confidences",
+    )
     args = parser.parse_args()
+    if args.refresh_calibration:
+        edges, _ = read_edges(args.build, 0.0, args.evidence)
+        redo = refresh_calibration(args.refresh_calibration, edges)
+        if args.to_judge:
+            write_to_judge(args.to_judge, redo)
+        return
     if args.calibration_draw:
         edges, _ = read_edges(args.build, 0.0, args.evidence)
         write_to_judge(args.calibration_draw, calibration_draw(edges, args.per_band))
