@@ -1,7 +1,7 @@
 // Title: Leaderboard for a dataset and metric
 // Answers: Which methods report the best scores for a metric on a dataset (its leaderboards, by the board rules of kg analyze, best first)?
 // Param: $dataset e.g. "ImageNet" -- a Dataset name, alias or key
-// Param: $metric = "" -- part of the board's name (its metric, "accuracy [no unit]" for a second unit) or of one of its metric's aliases, e.g. "accuracy"; empty for every board of the dataset
+// Param: $metric = "" -- part of the board's name (its metric, "FID (reconstruction)" for a setting, "accuracy [no unit]" for a second unit) or of one of its metric's aliases, e.g. "accuracy"; empty for every board of the dataset
 // Param: $show_hidden = false -- true to list, after each board's rows, the rows the board rules hide, with the reason in `hidden`
 MATCH (p:Paper)-[:REPORTS]->(r:Result)-[:ON_DATASET]->(d:Dataset)
 WHERE (d.key = $dataset OR lower(d.name) = lower($dataset) OR $dataset IN d.aliases)

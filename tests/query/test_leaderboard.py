@@ -59,8 +59,9 @@ def _paper(G: nx.MultiDiGraph, pid: str, results: list[dict]) -> None:
 def board_graph(*, placed: bool = True) -> nx.MultiDiGraph:
     """Three papers with accuracy on BenchSet, mostly percentages: p1's 0.875 is read as
     87.5% and its Alpha has two rows (81% shown, 79% hidden); p2 reports 120% (impossible)
-    and a value for no method; p3 a score under a condition and a gain (no score), and a
-    value for no method on OtherSet, whose board then shows nothing."""
+    and a value for no method; p3 a score under a condition (a board of its own) and a
+    gain (no score), and a value for no method on OtherSet, whose board then shows
+    nothing."""
     G = new_graph()
     _entity(G, "dataset:benchset", "Dataset", DATASET)
     _entity(G, "dataset:otherset", "Dataset", "OtherSet")
@@ -106,8 +107,11 @@ def test_board_properties_say_what_the_board_rules_decided():
     assert (gain["board_metric"], gain["board_value"], gain["board_shown"]) == (None, 2.0, False)
     board = boards_of(G)[(DATASET, "accuracy")]
     assert [(r.method, r.value) for r in board.rows] == [
-        ("Beta", 87.5), ("Beta", 85.0), ("Gamma", 83.0), ("Alpha", 81.0)]  # fmt: skip
+        ("Beta", 87.5), ("Gamma", 83.0), ("Alpha", 81.0)]  # fmt: skip
     assert board.hidden == {HIDDEN_IMPOSSIBLE: 1, HIDDEN_NO_METHOD: 1, HIDDEN_SAME: 1}
+    setting = boards_of(G)[(DATASET, "accuracy (1% labels)")]  # a setting: its own board
+    assert [(r.method, r.value) for r in setting.rows] == [("Beta", 85.0)]
+    assert G.nodes[f"result:{7:016x}"]["board_metric"] == "accuracy (1% labels)"
     assert ("OtherSet", "accuracy") not in boards_of(G)  # nothing shown: no board
 
 
@@ -139,13 +143,17 @@ def test_the_saved_leaderboard_shows_the_rows_of_boards_of(board_stores, command
     G, out = board_stores
     board = boards_of(G)[(DATASET, "accuracy")]
     expected = [board_row(r, "accuracy") for r in board.rows]
-    assert _cli_rows(command, out) == expected
-    assert _cli_rows(command, out, "-p", "metric=ACC") == expected
-    assert _cli_rows(command, out, "-p", "metric=acc@1") == expected  # the metric's alias
+    setting = "accuracy (1% labels)"  # a board of its own, after the main one by name
+    expected_setting = [board_row(r, setting) for r in boards_of(G)[(DATASET, setting)].rows]
+    assert _cli_rows(command, out) == expected + expected_setting
+    assert _cli_rows(command, out, "-p", "metric=ACC") == expected + expected_setting
+    assert _cli_rows(command, out, "-p", "metric=acc@1") == expected + expected_setting  # alias
+    assert _cli_rows(command, out, "-p", "metric=labels") == expected_setting
     assert _cli_rows(command, out, "-p", "metric=f1") == []
     shown_too = _cli_rows(command, out, "-p", "show_hidden=true")
-    assert shown_too[: len(expected)] == expected  # the shown rows first, best first
-    hidden = shown_too[len(expected) :]
+    assert shown_too[: len(expected)] == expected  # each board's shown rows first, best first
+    hidden = shown_too[len(expected) : -len(expected_setting)]
+    assert shown_too[-len(expected_setting) :] == expected_setting
     assert {why: sum(r[-1] == why for r in hidden) for why in board.hidden} == board.hidden
     assert len(hidden) == sum(board.hidden.values())  # the gain is on no board
     p2 = ("accuracy", DATASET, "p2")
@@ -162,7 +170,7 @@ def test_an_empty_leaderboard_says_which_boards_there_are_or_that_all_is_hidden(
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "no leaderboard on 'BenchSet' has 'f1' in its name or its metric's" in result.output
-    assert "accuracy (4 shown, 3 hidden)" in result.output
+    assert "accuracy (3 shown, 3 hidden), accuracy (1% labels) (1 shown, 0 hidden)" in result.output
     result = runner.invoke(app, [command, str(out), "leaderboard", "-p", "dataset=OtherSet"])
     assert result.exit_code == 0, result.output
     assert "the board rules hide every row of the leaderboards on 'OtherSet'" in result.output
