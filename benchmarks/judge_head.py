@@ -23,9 +23,10 @@ from pathlib import Path
 
 from kg.query import LadybugEngine, get_query
 from kg.resolve.keys import normalise_name
+from kg.schema import ENTITY_TYPES
 from kg.viz import LABELLED
 
-TYPES = ("Method", "Task", "Dataset", "Metric")
+TYPES = ENTITY_TYPES
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "head" / "judgements.tsv"
 FIELDS = ["type", "name", "verdict", "same_as", "why"]

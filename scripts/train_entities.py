@@ -23,10 +23,11 @@ from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import PIPELINES, load_pipeline, pipeline_config
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
+from kg.schema import ENTITY_TYPES
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-CLASSES = ["O", "Method", "Task", "Dataset", "Metric"]
+CLASSES = ["O", *ENTITY_TYPES]
 TRAINING = [SHARED / "gold/train.jsonl", SHARED / "gold/silver/train.jsonl"]
 
 

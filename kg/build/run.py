@@ -48,6 +48,7 @@ from kg.ingest import FieldMap, Skipped
 from kg.ingest.readers import InputFiles, list_inputs
 from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.resolve.resolver import resolve_table
+from kg.schema import ENTITY_TYPES
 from kg.util.files import file_digest
 from kg.util.tables import DUCKDB_MEMORY, duckdb_connection, glob_of, release_memory, shard_files
 
@@ -454,9 +455,7 @@ def _build_into(
 
     source = GraphTables(tables)
     labels, types = source.label_counts(), source.type_counts()
-    summary.entity_counts = {
-        k: labels.get(k, 0) for k in ("Paper", "Method", "Task", "Dataset", "Metric", "Result")
-    }
+    summary.entity_counts = {k: labels.get(k, 0) for k in ("Paper", *ENTITY_TYPES, "Result")}
     summary.relation_counts = dict(types)
     summary.results = labels.get("Result", 0)
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())

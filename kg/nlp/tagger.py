@@ -26,6 +26,7 @@ from spacy.tokens import Doc
 from kg.nlp.component import KgComponent
 from kg.nlp.extensions import register_extensions
 from kg.resources import trained_file
+from kg.schema import ENTITY_TYPES
 
 __all__ = [
     "TAGS",
@@ -39,7 +40,7 @@ __all__ = [
     "write_outputs",
 ]
 
-TYPES = ("Method", "Task", "Dataset", "Metric")
+TYPES = ENTITY_TYPES
 TAGS = ("O",) + tuple(f"{p}-{t}" for t in TYPES for p in ("B", "I"))
 """The tagger's classes: O, then B- and I- of each entity type."""
 

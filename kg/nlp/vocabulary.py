@@ -11,6 +11,7 @@ from pathlib import Path
 from spacy.util import registry
 
 from kg.resources import nlp_data_dir, trained_file
+from kg.schema import ENTITY_TYPES
 
 __all__ = [
     "Lexicon",
@@ -142,7 +143,7 @@ def _read_clusters(path: Path) -> dict[str, tuple[str, ...]]:
     return out
 
 
-PHRASE_TYPES = ("Method", "Task", "Dataset", "Metric")
+PHRASE_TYPES = ENTITY_TYPES
 
 
 def suffix_form(text: str) -> str | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from kg.query.engines import Engine
 from kg.query.saved import Param, SavedQuery
+from kg.schema import ENTITY_TYPES
 
 __all__ = [
     "UnknownName",
@@ -19,7 +20,7 @@ __all__ = [
     "unknown_names",
 ]
 
-ENTITY_LABELS = ("Method", "Task", "Dataset", "Metric")
+ENTITY_LABELS = ENTITY_TYPES
 _REFERS = re.compile(r"\ba (?:(?P<label>Method|Task|Dataset|Metric) )?name, alias or key\b")
 
 
