@@ -62,6 +62,7 @@ def _training_inputs(silver: bool = False) -> list[str]:
     return [a for f in files for a in ("--gold", str(f))] + ["--abstracts", str(abstracts)]
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
     terms = shared_path("datasets", "ml_vocab", "ml_terms.tsv")
@@ -71,6 +72,7 @@ def test_shipped_vocabulary_is_what_convert_builds(tmp_path):
         assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_shipped_acronym_table_is_what_learn_acronyms_builds(tmp_path):
     abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
@@ -96,6 +98,7 @@ def test_learn_acronyms_reads_definitions_with_parts_in_either_order():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_shipped_classifier_is_what_train_builds(tmp_path):
     out = tmp_path / "entity_classifier.msgpack"
@@ -104,6 +107,7 @@ def test_shipped_classifier_is_what_train_builds(tmp_path):
     assert out.read_bytes() == (DATA / "entity_classifier.msgpack").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_shipped_score_classifier_is_what_train_score_decision_builds(tmp_path):
     out = tmp_path / "score_classifier.msgpack"
@@ -386,6 +390,7 @@ def test_tagger_training_smoke_run_gives_an_onnx_model_and_out_of_fold_outputs(t
     assert doc._.kg_tagger.shape == (len(doc), 9)
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_shipped_edge_calibration_is_what_calibrate_edges_fits(tmp_path):
     """kg/graph/data/edge_calibration.json comes from the judged edges it names."""
