@@ -202,8 +202,8 @@ def fold(verdicts: Path, judgements: Path) -> None:
     with open(judgements, "a", encoding="utf-8", newline="") as fh:
         if new:
             fh.write(
-                "# merges of builds of lines 40,001-50,000 of the shared corpus, drawn per "
-                "rule by benchmarks/judge_merges.py and judged from each name's sentences\n"
+                "# merges of a build, drawn per rule by benchmarks/judge_merges.py and judged "
+                "from each name's sentences (say here which build)\n"
             )
         out = csv.DictWriter(fh, FIELDS, delimiter="\t", lineterminator="\n",
                              extrasaction="ignore")  # fmt: skip
