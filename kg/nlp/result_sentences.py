@@ -115,9 +115,8 @@ def lists_shared(rows: list[dict], text: str) -> list[dict]:
 
 def clauses_shared(rows: list[dict], text: str) -> list[dict]:
     """Give a number with no metric the metric of the number before it in its sentence
-    when a ";" separates them, the units agree and no other metric is named between: the
-    next part of a parallel list ("Dice of 94.0% and 92.7% in A; 94.1% and 92.9% in B"),
-    and on along that part's list."""
+    when a ";" separates them and the units agree: the next part of a parallel list
+    ("Dice of 94.0% and 92.7% in A; 94.1% and 92.9% in B"), and on along that part's list."""
     for a, b in itertools.pairwise(rows):
         gap = text[a["end"] : b["start"]]
         parallel = ";" in gap or (gap and _LIST_GAP.fullmatch(gap))  # on along the list
