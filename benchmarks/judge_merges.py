@@ -185,8 +185,7 @@ def _sentences(record: dict | None, name: str) -> dict:
             chosen |= {m["sentence"] for m in ent["mentions"]}
     sents = record.get("sentences") or []
     text = record["text"]
-    said = [text[s["start"] : s["end"]] if isinstance(s, dict) else text[s[0] : s[1]]
-            for i, s in enumerate(sents) if i in chosen]  # fmt: skip
+    said = [text[start:end] for i, (start, end) in enumerate(sents) if i in chosen]
     return {"paper": record["id"], "title": record.get("title"), "sentences": said[:3]}
 
 

@@ -65,7 +65,7 @@ class ProposalFinder(KgComponent):
                 hit = _defined_passive_subject(tok, mentions, info)
                 if hit is not None:
                     mark(hit, "passive")
-                elif _has_we_subject(tok) or (tok.i > 0 and tok.nbor(-1).lower_ == "we"):
+                elif _has_we_subject(tok) or _after_we(tok):
                     self._mark_object(doc, tok, mentions, mark, info)
             elif tok.lower_ in _NAMING_WORDS and tok.i + 1 < len(doc):
                 hit = _first_mention_from(mentions, tok.i + 1, tok.i + 4)
@@ -188,10 +188,14 @@ def _acts_as_verb(tok) -> bool:
     """Whether a token is used as a verb: tagged one, right after "we", or parsed as one,
     with a subject and an object ("We present BitDance, ...", where the tagger read
     "present" as an adjective)."""
-    if tok.pos_ == "VERB" or (tok.i > 0 and tok.nbor(-1).lower_ == "we"):
+    if tok.pos_ == "VERB" or _after_we(tok):
         return True
     deps = {c.dep_ for c in tok.children}
     return "nsubj" in deps and bool(deps & {"dobj", "obj"})
+
+
+def _after_we(tok) -> bool:
+    return tok.i > 0 and tok.nbor(-1).lower_ == "we"
 
 
 def _has_we_subject(verb) -> bool:

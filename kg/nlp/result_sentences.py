@@ -72,8 +72,9 @@ def segments_closed(rows: list[dict], in_sent: list[Span], text: str, sent: Span
     datasets = [m for m in in_sent if m.label_ == "Dataset"]
     if not rows or not datasets:
         return rows
+    said = text[sent.start_char : sent.end_char]
     cuts = [sent.start_char] + [
-        sent.start_char + i + 1 for i, ch in enumerate(sent.text) if ch == ";"
+        sent.start_char + i + 1 for i, ch in enumerate(said) if ch == ";"
     ] + [sent.end_char]  # fmt: skip
     for lo, hi in itertools.pairwise(cuts):
         part = [r for r in rows if lo <= r["start"] < hi]
@@ -166,7 +167,8 @@ def reported_method(sent: Span, in_sent: list[Span], main, s_char: int) -> Span 
         return main
     if main is None or not _RESPECTIVELY.search(sent.text):
         return _configured(methods[-1], methods) if methods else main
-    clause = sent.doc.text.rfind(";", sent.start_char, s_char) + 1  # 0: none
+    semicolon = sent.text.rfind(";", 0, s_char - sent.start_char)  # -1: none
+    clause = sent.start_char + semicolon + 1
     in_clause = [m for m in methods if m.start_char >= clause]
     return in_clause[-1] if in_clause else main  # "X for A and B respectively; ... in D"
 
