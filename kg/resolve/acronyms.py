@@ -21,8 +21,10 @@ from kg.resolve.keys import slug
 
 __all__ = [
     "acronym_slugs",
+    "conventional_long_forms",
     "LONG_FORM_SHARE",
     "MIN_DEFINITIONS",
+    "MIN_LETTERS",
     "expand_long_form",
     "long_form_key",
     "majority_long_forms",
@@ -157,3 +159,21 @@ def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str,
 def acronym_slugs(long_forms: LongForms) -> list[str]:
     """The slugs of the acronyms in ``long_forms`` that :func:`twin_acronyms` may join."""
     return sorted({slug(s) for s in long_forms if sum(ch.isalnum() for ch in s) >= MIN_LETTERS})
+
+
+def conventional_long_forms(long_forms: LongForms, share: float) -> dict[str, str]:
+    """Return ``{acronym slug: long form}`` for the acronyms that at least ``share`` of
+    their definitions spell out one way: what a reader is expected to know an acronym a
+    paper leaves undefined to mean (where spellings share a slug, the one more definitions
+    give wins).
+
+    >>> conventional_long_forms({"PSNR": ("peak signal to noise ratio", 55, 56),
+    ...                          "PD": ("parkinsons disease", 22, 30)}, 0.75)
+    {'psnr': 'peak signal to noise ratio'}
+    """
+    best: dict[str, tuple[int, str, int]] = {}
+    for short, (long, n, total) in long_forms.items():
+        held = best.get(slug(short))
+        if held is None or n > held[0]:
+            best[slug(short)] = (n, long, total)
+    return {key: long for key, (n, long, total) in sorted(best.items()) if n >= share * total}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from rapidfuzz import fuzz
@@ -54,17 +55,60 @@ def compact_key(key: str) -> str:
     return type_ + ":" + "".join(w for w in slug_.split("-") if w not in _ARTICLES)
 
 
+_BRITISH = (
+    (re.compile(r"is(ation|ations|e|es|ed|ing|er|ers)$"), r"iz\1"),  # optimisation
+    (re.compile(r"our$"), "or"),  # tumour
+    (re.compile(r"tre$"), "ter"),  # centre
+    (re.compile(r"ll(ing|ed|er)$"), r"l\1"),  # modelling
+)
+"""British spellings and the American ones they compare as."""
+
+ENDINGS = frozenset({"", "e", "s", "es", "d", "ed", "ing", "al", "ic", "ical", "ly"})
+"""Endings that inflect a word or make it an adjective of itself ("position",
+"positional"; "robot", "robotic"; the "e" of "processes" once its "s" is cut), not
+another word ("tool", "toolkit"; "generator", "generation")."""
+
+
+def _spelling(word: str) -> str:
+    for pattern, american in _BRITISH:
+        word = pattern.sub(american, word)
+    return word
+
+
+TYPO_LENGTH = 8
+"""Words this long that one letter apart are the same word mistyped ("generaton"); in
+shorter ones a letter makes another word ("content", "context")."""
+
+
+def same_word(x: str, y: str) -> bool:
+    """Whether two words are spellings or forms of one word: equal once British spellings
+    are American, apart from an ending of :data:`ENDINGS` after a common stem of four
+    letters or more, or one letter apart in words of :data:`TYPO_LENGTH` letters.
+
+    >>> same_word("modelling", "modeling"), same_word("position", "positional")
+    (True, True)
+    >>> same_word("content", "context"), same_word("tool", "toolkit")
+    (False, False)
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    x, y = _spelling(x), _spelling(y)
+    if x == y:
+        return True
+    stem = len(os.path.commonprefix([x, y]))
+    if stem >= 4 and x[stem:] in ENDINGS and y[stem:] in ENDINGS:
+        return True
+    return min(len(x), len(y)) >= TYPO_LENGTH and Levenshtein.distance(x, y) <= 1
+
+
 def spelling_variants(a: str, b: str) -> bool:
     """Whether two names differ only as spellings of the same words: as many words, at
-    least two, each pair alike or sharing its first four letters ("modelling",
-    "modeling"; "position", "positional"), so a letter that changes a name does not."""
+    least two, each pair the same word (:func:`same_word`), so a letter that changes a
+    name does not ("content understanding", "context understanding")."""
     wa, wb = a.split(), b.split()
     if len(wa) != len(wb) or len(wa) < 2:
         return False
-    return all(
-        x == y or (len(x) >= 4 and len(y) >= 4 and x[:4] == y[:4])
-        for x, y in zip(wa, wb, strict=True)
-    )
+    return all(same_word(x, y) for x, y in zip(wa, wb, strict=True))
 
 
 def version_words(text: str) -> list[str]:

@@ -8,9 +8,16 @@ from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 
-from kg.resolve.acronyms import LongForms, acronym_slugs, shipped_long_forms, twin_acronyms
+from kg.resolve.acronyms import (
+    MIN_LETTERS,
+    LongForms,
+    acronym_slugs,
+    conventional_long_forms,
+    shipped_long_forms,
+    twin_acronyms,
+)
 from kg.resolve.curation import Curated, Curation, apply_curation
-from kg.resolve.keys import entity_key, key_type, normalise_name
+from kg.resolve.keys import entity_key, key_type, normalise_name, slug
 from kg.resolve.local import (
     GENERIC_HEADS,
     MAPPING_HEADS,
@@ -64,10 +71,6 @@ ACRONYM_SHARE = 0.75
 every use of the acronym joins that long form (the rest stay apart: a duplicate is better
 than a wrong merge)."""
 
-ACRONYM_LONE_USES = 3
-"""An acronym that only one paper defines joins that paper's long form only when at most
-this many papers use the bare acronym (one definition is weak evidence for many uses)."""
-
 
 @dataclass
 class Resolution:
@@ -102,6 +105,13 @@ class Resolution:
         return {e.key: e for e in self.iter_entities()}
 
 
+def _spells_out(long_form: str | None, key: str) -> bool:
+    """Whether ``key`` is the entity key a long form gives, in its own type."""
+    return long_form is not None and compact_key(entity_key(key_type(key), long_form)) == (
+        compact_key(key)
+    )
+
+
 def resolve_table(
     con,
     table: str,
@@ -121,8 +131,12 @@ def resolve_table(
 
     - **acronym**: an acronym joins the long form that most of the papers defining it give
       (a share of at least :data:`ACRONYM_SHARE`; each capital of the acronym starts a
-      word of the long form, in order), when two papers define it that way or few papers
-      use it bare (:data:`ACRONYM_LONE_USES`);
+      word of the long form, in order), when two papers define it that way (and it has
+      :data:`~kg.resolve.acronyms.MIN_LETTERS` letters: "PD" stands for many things), when the
+      shared corpus's papers spell it out so (the same share of them, ``long_forms``: what a
+      reader is expected to know an undefined acronym to mean), or when it is used bare only
+      in the paper defining it (one paper's definition is its own coinage: another paper's
+      bare "SWIM" is another thing);
     - **twin acronyms**: acronyms of one type that stand for one long form in
       ``long_forms`` (by default what the shared corpus's papers spell them out as,
       :func:`kg.resolve.acronyms.shipped_long_forms`; ``{}`` for none): ``AUROC``,
@@ -219,12 +233,20 @@ def resolve_table(
         if n / total >= ACRONYM_SHARE:
             papers = tuple(sorted(papers)[:MERGE_PAPERS])
             joins.append((short_key, long_key, short, n, total, papers))
+    if long_forms is None:
+        long_forms = shipped_long_forms()
+    conventional = conventional_long_forms(long_forms, ACRONYM_SHARE)
     support_of(k for short_key, long_key, *_ in joins for k in (short_key, long_key))
+    papers_behind([short_key for short_key, _, _, n, _, _ in joins if n < 2])
     for short_key, long_key, short, n, total, papers in joins:
         if short_key not in support or short_key == long_key:
             continue
-        if n < 2 and support[short_key] > ACRONYM_LONE_USES:
-            continue  # one paper's definition, many bare uses: maybe another thing
+        coined = n < 2 or sum(ch.isalnum() for ch in short) < MIN_LETTERS  # "PD": many things
+        if coined and not (
+            papers_of.get(short_key, ((), 0)) == (papers, 1)  # bare only where defined
+            or _spells_out(conventional.get(slug(short)), long_key)
+        ):
+            continue  # one paper's coinage, used bare elsewhere: maybe another thing
         merge = Merge(short_key, long_key, f"acronym {short!r} ({n} of {total} definitions)",
                       "acronym", round(n / total, 3), papers, n)  # fmt: skip
         union(short_key, long_key, merge)
@@ -252,8 +274,6 @@ def resolve_table(
         union(key, long_key, Merge(key, long_key, why, "acronym", 1.0, papers, n))
         prefer_type[long_key] = key_type(long_key)
 
-    if long_forms is None:
-        long_forms = shipped_long_forms()
     # twin acronyms: two acronyms of one type that the shared corpus's papers spell out the
     # same way ("AUROC", "ROC-AUC"), though no paper here defines them
     if long_forms:
@@ -295,9 +315,10 @@ def resolve_table(
         (short, long)
         for short, long in rows
         if name_like(named.get(short, ""))
-        # "X framework" may be a framework for X ("emotion recognition framework"): only
-        # a one-word name keeps such a head (SPARROW); "X model" is X in more words too
-        and (long[len(short) + 1 :] in NAMING_HEADS or " " not in named.get(short, " "))
+        and sum(ch.isalnum() for ch in named.get(short, "")) > 1  # "R scores": one letter
+        # "X framework" may be a framework for X ("emotion recognition framework", "LLM
+        # pipeline", "greedy strategy"); "X model" is X ("Random Forest models")
+        and long[len(short) + 1 :] in NAMING_HEADS
     ]
     # a mapping task is the same task with the process named ("text-to-image generation")
     mapping = "|".join(sorted(MAPPING_HEADS))

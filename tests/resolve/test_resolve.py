@@ -141,6 +141,7 @@ def test_resolve_long_form_names_an_entity_only_when_two_papers_define_it():
     res = _resolve(
         ("a", [_mention(kitti, "Dataset", kitti), _mention("KITTI", "Dataset", kitti)]),
         ("b", [_mention("KITTI", "Dataset")]),
+        long_forms={"KITTI": (kitti.lower(), 9, 9)},  # what the corpus spells KITTI out as
     )
     (ent,) = res.entities.values()
     assert ent.name == "KITTI"
@@ -185,6 +186,22 @@ def test_resolve_one_definition_does_not_claim_an_acronym_many_papers_use():
         *[(f"u{i}", [_mention("CT")]) for i in range(5)],
     )
     assert not [m for m in res.merges if m.rule == "acronym"]
+
+
+def test_resolve_one_papers_coinage_joins_a_bare_use_elsewhere_only_by_convention():
+    long = "See What I Mean"
+    papers = (("a", [_mention(long, long_form=long), _mention("SWIM", long_form=long)]),
+              ("b", [_mention("SWIM")]))  # fmt: skip
+    res = _resolve(*papers, long_forms={})
+    assert not res.merges and len(res.entities) == 2  # b's SWIM may be swimming
+    conventions = {"SWIM": ("see what i mean", 8, 10)}  # 8 of 10 definitions: the convention
+    res = _resolve(*papers, long_forms=conventions)
+    (merge,) = res.merges
+    assert merge.rule == "acronym" and merge.source == "method:swim"
+    disputed = {"SWIM": ("see what i mean", 7, 10)}  # 7 of 10: no convention to go by
+    assert not _resolve(*papers, long_forms=disputed).merges
+    res = _resolve(*papers, ("c", papers[0][1]), long_forms={})  # two papers define it so
+    assert [m.source for m in res.merges] == ["method:swim"]
 
 
 def test_resolve_names_equal_without_separators_are_one_and_versions_compare_exactly():
@@ -250,6 +267,20 @@ def test_resolve_fuzzy_merges_spellings_not_other_names():
     assert len(res.entities) == 5 and [m.rule for m in res.merges] == ["fuzzy"]
 
 
+def test_resolve_fuzzy_joins_forms_of_a_word_not_words_one_letter_apart():
+    res = _resolve(
+        ("a", [_mention("content understanding", "Task")]),
+        ("b", [_mention("context understanding", "Task")]),
+        ("c", [_mention("mechanistic interpretability toolkit")]),
+        ("d", [_mention("mechanistic interpretability tool")]),
+        ("e", [_mention("tumour microenvironment modelling", "Task")]),
+        ("f", [_mention("tumor microenvironment modeling", "Task")]),
+    )
+    assert len(res.entities) == 5
+    (merge,) = res.merges
+    assert merge.rule == "fuzzy" and "tumo" in merge.source
+
+
 def test_resolve_head_word_variants_are_one():
     res = _resolve(
         ("a", [_mention("Dice score", "Metric")]),
@@ -268,6 +299,20 @@ def test_resolve_common_words_do_not_join_through_a_head_word():
         ("c", [_mention("hybrid")]),
     )
     assert len(res.entities) == 3 and not res.merges
+
+
+def test_resolve_a_head_word_joins_a_name_only_where_it_names_the_thing_itself():
+    res = _resolve(
+        ("a", [_mention("LLM pipeline")]),  # a pipeline made of LLMs, not an LLM
+        ("b", [_mention("LLM")]),
+        ("c", [_mention("R scores", "Metric")]),  # a one-letter name stands for many things
+        ("d", [_mention("R", "Metric")]),
+        ("e", [_mention("Random Forest models")]),
+        ("f", [_mention("Random Forest")]),
+    )
+    (merge,) = res.merges
+    assert merge.rule == "head word" and merge.source == "method:random-forest-model"
+    assert len(res.entities) == 5
 
 
 def test_resolve_a_bare_acronym_of_another_type_joins_what_papers_define_it_as():
