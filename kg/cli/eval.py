@@ -60,16 +60,21 @@ def eval_cmd(
         kg eval out ../shared/gold/dev.jsonl
 
         kg eval out ../shared/gold/dev.jsonl --pairs benchmarks/head/merge_pairs.tsv -o scores.json
+
+        kg eval out --pairs benchmarks/head/merge_pairs.tsv
     """
     if pred is not None:  # the old `kg eval GOLD --pred BUILD`
         renamed("kg eval GOLD --pred BUILD", "kg eval BUILD GOLD")
         build, gold = pred, gold or build
-    if gold is None:
-        raise typer.BadParameter("give the gold file after the build: kg eval BUILD GOLD")
+    if gold is None and pairs is None:
+        raise typer.BadParameter(
+            "give the gold file after the build: kg eval BUILD GOLD "
+            "(or --pairs FILE alone to score the build's merges)"
+        )
     out, fmt = _old_output(out, save, fmt, json_out)
     read = build / "extractions.jsonl" if build.is_dir() else build
     check_save(out, force, inputs=[gold, read, pairs])
-    scores = evaluate_files(gold, build, explain=explain)
+    scores = evaluate_files(gold, build, explain=explain) if gold is not None else {}
     if pairs is not None:
         from kg.eval.merges import read_pairs, score_merges
 
@@ -78,7 +83,8 @@ def eval_cmd(
     if fmt == "json":
         print_json(scores)
         return
-    print(format_table(scores))
+    if gold is not None:
+        print(format_table(scores))
     if pairs is not None:
         m = scores["merges"]
         print(

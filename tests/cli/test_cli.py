@@ -444,3 +444,6 @@ def test_cli_explain_shows_the_merges_behind_an_entity_and_eval_scores_them(tmp_
     merges = json.loads(result.output)["merges"]
     assert merges["precision"] == 1.0 and merges["recall"] == 1.0
     assert merges["merged"] == 1 and merges["not_in_build"] == 1
+    alone = runner.invoke(app, ["eval", str(out), "--pairs", str(pairs)])  # no gold: merges only
+    assert alone.exit_code == 0, alone.output
+    assert alone.output.startswith("merges: precision 1.000 (1 labelled pairs merged)")
