@@ -52,15 +52,12 @@ WRITE_BUFFER_POOL_MAX = max(
 of the machine's memory). A ``COPY`` whose checkpoint finds the pool full is taken up again
 with a pool twice as big, up to this, and the build's report says so: the checkpoint of a
 relationship table rewrites the lists of every source node group it touches, which grow
-with the table. With 512 MB, the 287,632-abstract build's store loads; the corpus eight
-times over (575,264 abstracts, 573 MB of USES rows) failed in USES before the pool grew."""
+with the table (the corpus eight times over, 575,264 abstracts, needs 1,024 MB)."""
 
 WRITE_THREADS = 1
 """LadybugDB's threads while a build writes the store. Every ``COPY`` runs with
-``parallel=false``, so more threads add no speed, but each keeps buffers of its own: with
-the default (one per core, two here) the store of 71,908 abstracts peaked at 857 MB in a
-process of its own, with one thread at 752 MB, in the same time (10,000 abstracts: 464
-against 397 MB, 14.8 against 14.1 s)."""
+``parallel=false``, so more threads add no speed, but each keeps buffers of its own (the
+store of 71,908 abstracts: 752 MB with one thread, 857 MB with two)."""
 
 TEXT_MAX_PAPERS = 20_000
 """A store of more papers than this leaves their abstracts (``Paper.text``) out
@@ -85,14 +82,12 @@ weigh more than this many bytes is stored forward only (``storage_direction = 'f
 ``--ladybug-forward-only-above-mb``; by default, None, an eighth of the write buffer pool,
 and no limit when the pool is unbounded). The backward lists of such a table are spread
 over every node group of its targets, so each ``COPY`` into it rewrites them all at the
-checkpoint, and the pool runs out as the table grows: a 288k-abstract build failed so in
-MENTIONS, then in USES, whose rows grow with their papers and evidence, not in number
-(a synthetic USES of 181,900 rows and 325 MB failed after 180 MB with a 512 MB pool, in
-one ``COPY`` as in nine), and with a quarter of the pool as the limit, in a smaller table
-copied after the 288k build's nodes were in. LadybugDB refuses undirected patterns over such
-a table (``(a)-[*]-(b)``, path-between) and fails a directed one it would walk backward from a
-node an earlier clause bound (``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``);
-the saved queries other than path-between are written to avoid both."""
+checkpoint, and the pool runs out as the table grows (``benchmarks/bench_ladybug_uses.py``;
+with a quarter of the pool as the limit, the 288k-abstract build ran out of it). LadybugDB
+refuses undirected patterns over such a table (``(a)-[*]-(b)``, path-between) and fails a
+directed one it would walk backward from a node an earlier clause bound
+(``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``); the saved queries other than
+path-between are written to avoid both."""
 
 
 def schema_ddl() -> list[str]:

@@ -133,20 +133,16 @@ class GraphTableWriter:
 
 MERGE_ROWS = 250_000
 """Per-paper edge rows sorted at once when edges are merged: more rows are split into
-partitions by a hash of (type, from, to), each sorted on its own. DuckDB's sort of 6M rows
-with their JSON (a 288k-abstract build) ran out of its 256 MB and could not spill. With
-partitions of up to 1M rows a bigger build filled more of DuckDB's limit: the merge stage
-of a build peaked at 418 / 613 / 684 MB on 10,000 / 71,908 / 287,632 abstracts; with
-250,000, at 431 / 529 / 601 MB (``benchmarks/stage_memory.py``). The rows are read once
-per partition: 288k took 265 s in 24 partitions, with two other benchmarks on the
-machine, against 91 to 142 s in 6."""
+partitions by a hash of (type, from, to), each sorted on its own. DuckDB cannot sort a
+288k-abstract build's 6M rows in its 256 MB; with 250,000 a big build's sorts fill little
+more of it than a small one's (the merge stage peaks at 431 / 529 / 601 MB on 10,000 /
+71,908 / 287,632 abstracts, ``benchmarks/stage_memory.py``)."""
 
 EDGE_ROWS_PER_SHARD = 10_000
 """Merged edges held before they are written as a shard of ``edges/``. An edge carries up
-to :data:`~kg.graph.assemble.MAX_EVIDENCE` evidence items, and more of them the bigger the
-corpus, so a count of rows held weighs more on a big build: merging alone, in a process of
-its own, peaked at 417 / 579 / 775 MB on 10,000 / 71,908 / 287,632 abstracts with 50,000
-rows a shard, and at 388 / 482 / 537 MB with 10,000, in the same time."""
+to :data:`~kg.graph.assemble.MAX_EVIDENCE` evidence items, more of them the bigger the
+corpus, so few rows are held: merging 287,632 abstracts alone peaked at 537 MB with
+10,000 rows a shard, 775 MB with 50,000."""
 
 
 def merge_edge_tables(

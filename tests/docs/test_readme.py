@@ -35,6 +35,7 @@ PAGES = [
     "docs/performance.md",
     "docs/data.md",
     "docs/cli.md",
+    "docs/changes.md",
 ]
 """The README, then the docs pages in the order the README links them."""
 README_MAX_LINES = 150
