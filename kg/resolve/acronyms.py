@@ -29,6 +29,7 @@ __all__ = [
     "long_form_key",
     "majority_long_forms",
     "shipped_long_forms",
+    "spelled_out",
     "twin_acronyms",
 ]
 
@@ -177,3 +178,22 @@ def conventional_long_forms(long_forms: LongForms, share: float) -> dict[str, st
         if held is None or n > held[0]:
             best[slug(short)] = (n, long, total)
     return {key: long for key, (n, long, total) in sorted(best.items()) if n >= share * total}
+
+
+def spelled_out(name: str, conventional: dict[str, str]) -> str | None:
+    """Return ``name`` with each acronym inside it spelled out the way the corpus does
+    (``conventional``, from :func:`conventional_long_forms`), or None when it holds none;
+    a name that is one acronym is left to the acronym rule.
+
+    >>> spelled_out("multimodal LLMs", {"llm": "large language models"})
+    'multimodal large language models'
+    >>> spelled_out("LLM", {"llm": "large language models"}) is None
+    True
+    """
+    from kg.resolve.matching import is_acronym
+
+    parts = re.split(r"([\s\-]+)", name)
+    if len(parts) < 3:
+        return None
+    out = [conventional.get(slug(p), p) if is_acronym(p) else p for p in parts]
+    return "".join(out) if out != parts else None

@@ -14,6 +14,7 @@ from kg.resolve.acronyms import (
     acronym_slugs,
     conventional_long_forms,
     shipped_long_forms,
+    spelled_out,
     twin_acronyms,
 )
 from kg.resolve.curation import Curated, Curation, apply_curation
@@ -112,6 +113,29 @@ def _spells_out(long_form: str | None, key: str) -> bool:
     )
 
 
+def _spelled_out_pairs(con, table: str, conventional: dict[str, str]) -> list[tuple[str, str]]:
+    """``(key, other key)`` for each name of several words with an acronym in it whose
+    spelled-out form (:func:`~kg.resolve.acronyms.spelled_out`) is another key of its type,
+    equal once separators and articles go."""
+    rows = con.execute(
+        "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n FROM "
+        f"{table} WHERE contains(raw_key, '-') AND NOT contains(raw_key, '~') GROUP BY ALL) "
+        "GROUP BY raw_key ORDER BY raw_key"
+    ).fetchall()
+    wanted = {}
+    for key, name in rows:
+        long = spelled_out(name, conventional)
+        if long is not None:
+            wanted[key] = compact_key(entity_key(key_type(key), long))
+    if not wanted:
+        return []
+    found = dict(con.execute(
+        "SELECT kg_compact(raw_key), min(raw_key) FROM kg_keys WHERE kg_compact(raw_key) IN "
+        "(SELECT unnest(?)) GROUP BY ALL", [sorted(set(wanted.values()))],
+    ).fetchall())  # fmt: skip
+    return [(key, found[c]) for key, c in sorted(wanted.items()) if found.get(c, key) != key]
+
+
 def resolve_table(
     con,
     table: str,
@@ -141,6 +165,10 @@ def resolve_table(
       ``long_forms`` (by default what the shared corpus's papers spell them out as,
       :func:`kg.resolve.acronyms.shipped_long_forms`; ``{}`` for none): ``AUROC``,
       ``ROC-AUC``;
+    - **spelled out**: a name of several words with an acronym in it and the same name
+      with the acronym spelled out as the shared corpus does (``multimodal LLMs``,
+      ``multimodal large language models``; the acronym's conventional long forms, as
+      above);
     - **separators**: names of one type equal once spaces and hyphens go
       (``CIFAR100``, ``CIFAR-100``);
     - **fuzzy**: names of one type whose normalised forms are near-identical (ratio >=
@@ -290,6 +318,17 @@ def resolve_table(
                 papers, n = papers_of.get(other, ((), 0))
                 why = f"acronyms of one long form in the shared corpus: {long!r}"
                 union(other, keys[0], Merge(other, keys[0], why, "acronym", 1.0, papers, n))
+
+    # spelled out: a name with an acronym in it and the same name with the acronym spelled
+    # out as the corpus does ("multimodal LLMs", "multimodal large language models")
+    spelled = _spelled_out_pairs(con, table, conventional)
+    support_of(k for pair in spelled for k in pair)
+    papers_behind([short for short, _ in spelled])
+    for short, long in spelled:
+        papers, n = papers_of.get(short, ((), 0))
+        merge = Merge(short, long, "the same name with its acronym spelled out as the corpus "
+                      "does", "spelled out", 1.0, papers, n)  # fmt: skip
+        union(short, long, merge)
 
     # separators: keys equal once hyphens and articles go ("CIFAR100", "LLM-as-a-judge")
     rows = con.execute(

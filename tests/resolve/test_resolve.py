@@ -204,6 +204,27 @@ def test_resolve_one_papers_coinage_joins_a_bare_use_elsewhere_only_by_conventio
     assert [m.source for m in res.merges] == ["method:swim"]
 
 
+def test_resolve_a_name_and_the_same_with_its_acronym_spelled_out_are_one():
+    conventions = {"ZQL": ("zonal query language", 9, 9), "Zap": ("zero access point", 9, 9)}
+    res = _resolve(
+        ("a", [_mention("multimodal ZQLs")]),
+        ("b", [_mention("Multimodal Zonal Query Languages")]),
+        ("c", [_mention("video zap")]),  # a word, not an acronym: not spelled out
+        ("d", [_mention("video zero access point")]),
+        long_forms=conventions,
+    )
+    (merge,) = res.merges
+    assert merge.rule == "spelled out" and merge.source == "method:multimodal-zql"
+    assert merge.target == "method:multimodal-zonal-query-language"
+    assert not _resolve(
+        *[
+            (p, [_mention(n)])
+            for p, n in (("a", "multimodal ZQLs"), ("b", "multimodal zonal query languages"))
+        ],
+        long_forms={},
+    ).merges
+
+
 def test_resolve_names_equal_without_separators_are_one_and_versions_compare_exactly():
     res = _resolve(
         ("a", [_mention("CIFAR-100", "Dataset")]),
