@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from kg.resolve.keys import slug
+from kg.resolve.keys import entity_key, key_type, slug
+from kg.resolve.matching import compact_key, is_acronym
 
 __all__ = [
     "acronym_slugs",
@@ -28,8 +29,10 @@ __all__ = [
     "expand_long_form",
     "long_form_key",
     "majority_long_forms",
+    "spells_key",
     "shipped_long_forms",
     "spelled_out",
+    "spelled_out_pairs",
     "twin_acronyms",
 ]
 
@@ -190,10 +193,39 @@ def spelled_out(name: str, conventional: dict[str, str]) -> str | None:
     >>> spelled_out("LLM", {"llm": "large language models"}) is None
     True
     """
-    from kg.resolve.matching import is_acronym
-
     parts = re.split(r"([\s\-]+)", name)
     if len(parts) < 3:
         return None
     out = [conventional.get(slug(p), p) if is_acronym(p) else p for p in parts]
     return "".join(out) if out != parts else None
+
+
+def spells_key(long_form: str | None, key: str) -> bool:
+    """Whether ``long_form`` spells out ``key``: the key it gives in ``key``'s type is the
+    same once separators and articles go."""
+    return long_form is not None and compact_key(entity_key(key_type(key), long_form)) == (
+        compact_key(key)
+    )
+
+
+def spelled_out_pairs(con, table: str, conventional: dict[str, str]) -> list[tuple[str, str]]:
+    """``(key, other key)`` for each name of several words with an acronym in it whose
+    spelled-out form (:func:`spelled_out`) is another key of its type,
+    equal once separators and articles go."""
+    rows = con.execute(
+        "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n FROM "
+        f"{table} WHERE contains(raw_key, '-') AND NOT contains(raw_key, '~') GROUP BY ALL) "
+        "GROUP BY raw_key ORDER BY raw_key"
+    ).fetchall()
+    wanted = {}
+    for key, name in rows:
+        long = spelled_out(name, conventional)
+        if long is not None:
+            wanted[key] = compact_key(entity_key(key_type(key), long))
+    if not wanted:
+        return []
+    found = dict(con.execute(
+        "SELECT kg_compact(raw_key), min(raw_key) FROM kg_keys WHERE kg_compact(raw_key) IN "
+        "(SELECT unnest(?)) GROUP BY ALL", [sorted(set(wanted.values()))],
+    ).fetchall())  # fmt: skip
+    return [(key, found[c]) for key, c in sorted(wanted.items()) if found.get(c, key) != key]

@@ -14,7 +14,8 @@ from kg.resolve.acronyms import (
     acronym_slugs,
     conventional_long_forms,
     shipped_long_forms,
-    spelled_out,
+    spelled_out_pairs,
+    spells_key,
     twin_acronyms,
 )
 from kg.resolve.curation import Curated, Curation, apply_curation
@@ -104,36 +105,6 @@ class Resolution:
     def entities(self) -> dict[str, Entity]:
         """Every canonical entity by key, in memory (use :meth:`iter_entities` for big ones)."""
         return {e.key: e for e in self.iter_entities()}
-
-
-def _spells_out(long_form: str | None, key: str) -> bool:
-    """Whether ``key`` is the entity key a long form gives, in its own type."""
-    return long_form is not None and compact_key(entity_key(key_type(key), long_form)) == (
-        compact_key(key)
-    )
-
-
-def _spelled_out_pairs(con, table: str, conventional: dict[str, str]) -> list[tuple[str, str]]:
-    """``(key, other key)`` for each name of several words with an acronym in it whose
-    spelled-out form (:func:`~kg.resolve.acronyms.spelled_out`) is another key of its type,
-    equal once separators and articles go."""
-    rows = con.execute(
-        "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n FROM "
-        f"{table} WHERE contains(raw_key, '-') AND NOT contains(raw_key, '~') GROUP BY ALL) "
-        "GROUP BY raw_key ORDER BY raw_key"
-    ).fetchall()
-    wanted = {}
-    for key, name in rows:
-        long = spelled_out(name, conventional)
-        if long is not None:
-            wanted[key] = compact_key(entity_key(key_type(key), long))
-    if not wanted:
-        return []
-    found = dict(con.execute(
-        "SELECT kg_compact(raw_key), min(raw_key) FROM kg_keys WHERE kg_compact(raw_key) IN "
-        "(SELECT unnest(?)) GROUP BY ALL", [sorted(set(wanted.values()))],
-    ).fetchall())  # fmt: skip
-    return [(key, found[c]) for key, c in sorted(wanted.items()) if found.get(c, key) != key]
 
 
 def resolve_table(
@@ -272,7 +243,7 @@ def resolve_table(
         coined = n < 2 or sum(ch.isalnum() for ch in short) < MIN_LETTERS  # "PD": many things
         if coined and not (
             papers_of.get(short_key, ((), 0)) == (papers, 1)  # bare only where defined
-            or _spells_out(conventional.get(slug(short)), long_key)
+            or spells_key(conventional.get(slug(short)), long_key)
         ):
             continue  # one paper's coinage, used bare elsewhere: maybe another thing
         merge = Merge(short_key, long_key, f"acronym {short!r} ({n} of {total} definitions)",
@@ -321,7 +292,7 @@ def resolve_table(
 
     # spelled out: a name with an acronym in it and the same name with the acronym spelled
     # out as the corpus does ("multimodal LLMs", "multimodal large language models")
-    spelled = _spelled_out_pairs(con, table, conventional)
+    spelled = spelled_out_pairs(con, table, conventional)
     support_of(k for pair in spelled for k in pair)
     papers_behind([short for short, _ in spelled])
     for short, long in spelled:
