@@ -15,7 +15,7 @@ EXAMPLES = ROOT / "examples" / "abstracts.txt"
 # --- markers (registered in pyproject.toml) ---------------------------------
 
 NEO4J_FIXTURES = {"neo4j_settings", "neo4j_driver", "empty_neo4j"}
-SHARED_FIXTURES = {"sample_build", "build_2k"}
+SHARED_FIXTURES = {"sample_build", "build_2000"}
 BROWSER_HELPERS = ("_require_tools(", "_browser_script(", "_first_view(", "_open(")
 
 
@@ -184,3 +184,33 @@ def sample_build(tmp_path_factory):
     summary = build([corpus], out)
     assert summary.papers == 120 and len(summary.skipped) == 1  # the title line
     return out
+
+
+N_2000 = 2000
+
+
+@pytest.fixture(scope="session")
+def build_2000(tmp_path_factory):
+    """A build (lines, graph.json and Turtle) of the first 2,000 abstracts of the shared
+    arXiv corpus, made once for the whole run: the pytest-xdist workers share it (the
+    first to ask builds it under a file lock, the other waits for it)."""
+    import fcntl
+    import gzip
+    import itertools
+
+    from kg.build import build
+
+    corpus = shared_path("corpora", "ml_abstracts.jsonl.gz")
+    root = tmp_path_factory.getbasetemp().parent  # one folder for every worker of a run
+    work = root / "build2000"
+    with open(root / "build2000.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (work / "done").exists():
+            work.mkdir(exist_ok=True)
+            with gzip.open(corpus, "rb") as fh, open(work / "papers.jsonl", "wb") as out:
+                out.writelines(itertools.islice(fh, N_2000))
+            summary = build([work / "papers.jsonl"], work / "out", n_process=2,
+                            exporters=("jsonl", "json", "ttl"))  # fmt: skip
+            assert summary.papers == N_2000
+            (work / "done").touch()
+    return work / "out"

@@ -5,7 +5,6 @@ by Jena's ARQ, as Fuseki would run them."""
 
 from __future__ import annotations
 
-import gzip
 import os
 import shutil
 import subprocess
@@ -16,13 +15,11 @@ import pytest
 from rdflib import Graph, Namespace
 from rdflib.namespace import SKOS
 
-from kg.build import build
 from kg.resources import schema_path
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT
 
 JENA = ROOT / "scripts" / "jena-local"
 SH = Namespace("http://www.w3.org/ns/shacl#")
-N_PAPERS = 2000
 
 
 @pytest.fixture(scope="session")
@@ -81,22 +78,6 @@ def conforms(report: Graph) -> bool:
     return value.toPython()
 
 
-@pytest.fixture(scope="module")
-def build_2k(tmp_path_factory) -> Path:
-    """A build (Turtle only) of the first 2,000 abstracts of the shared arXiv corpus."""
-    src = shared_path("corpora", "ml_abstracts.jsonl.gz")
-    tmp = tmp_path_factory.mktemp("rdf2k")
-    corpus = tmp / "papers.jsonl"
-    with gzip.open(src, "rt", encoding="utf-8") as fh, open(corpus, "w", encoding="utf-8") as out:
-        for i, line in enumerate(fh):
-            if i >= N_PAPERS:
-                break
-            out.write(line)
-    summary = build([corpus], tmp / "out", n_process=2, exporters=("ttl",))
-    assert summary.papers == N_PAPERS
-    return tmp / "out"
-
-
 def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
     path = sample_build / "graph.ttl"
     assert_riot_clean(jena, path)
@@ -111,8 +92,8 @@ def test_sample_turtle_passes_riot_jena_shacl_and_pyshacl(sample_build, jena):
 
 
 @pytest.mark.slow
-def test_2000_abstract_turtle_passes_riot_and_jena_shacl(build_2k, jena):
-    path = build_2k / "graph.ttl"
+def test_2000_abstract_turtle_passes_riot_and_jena_shacl(build_2000, jena):
+    path = build_2000 / "graph.ttl"
     assert_riot_clean(jena, path)
     report = jena_shacl(jena, path)
     assert conforms(report), report.serialize(format="turtle")[:5000]

@@ -148,22 +148,6 @@ def _first_view(page_path, screenshot) -> dict:
     return _browser_script("viz_first_view.mjs", page_path, screenshot)
 
 
-@pytest.fixture(scope="module")
-def build_2000(tmp_path_factory):
-    """A build of the first 2,000 abstracts of the shared arXiv corpus."""
-    import gzip
-    import itertools
-
-    from kg.build import build
-
-    corpus = shared_path("corpora", "ml_abstracts.jsonl.gz")
-    work = tmp_path_factory.mktemp("viz2000")
-    with gzip.open(corpus, "rb") as fh, open(work / "papers.jsonl", "wb") as out:
-        out.writelines(itertools.islice(fh, 2000))
-    build([work / "papers.jsonl"], work / "out", n_process=2, exporters=("jsonl", "json"))
-    return work / "out"
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("which", ["example", "sample", "2000"])
 def test_viz_first_view_is_readable(which, request):
