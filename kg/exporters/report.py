@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import shlex
 from collections import Counter
 from pathlib import Path
 
@@ -10,12 +11,42 @@ import networkx as nx
 
 from kg.graph.model import ENTITY_LABELS
 from kg.graph.store import GraphSource, graph_source
+from kg.resolve.near import qualified_pairs
 
 __all__ = ["render_report", "write_report"]
 
 
 def _md(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+HEAD = 60
+"""How many of each type's best-supported entities are searched for possible duplicates
+(what a reader sees first)."""
+
+
+def _possible_duplicates(head: list[tuple[str, str, str, int]]) -> list[str]:
+    """The report's lines on names of the head that are another's with a qualifier."""
+    pairs = qualified_pairs(head)
+    lines = ["", f"## Possible duplicates among the top {HEAD} of each type", ""]
+    if not pairs:
+        return lines + ["None: no name there is another's with a qualifier."]
+    lines += [
+        "One name is the other's with a qualifier, which may name the same thing (a "
+        "publisher, the usual version) or another one (a subset, a later version); "
+        "resolution keeps them apart. Where they are one thing, merge them "
+        "(BUILD is this build's folder):",
+        "",
+        "| type | name | papers | other | papers | to merge them |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in pairs:
+        command = f"kg curate merge BUILD {shlex.quote(p.key)} {shlex.quote(p.other)}"
+        lines.append(
+            f"| {p.type} | {_md(p.name)} | {p.support} | {_md(p.other_name)} | "
+            f"{p.other_support} | `{_md(command)}` |"
+        )
+    return lines
 
 
 def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top: int = 10) -> str:
@@ -47,14 +78,16 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
     lines += ["", "## Relationships per type", "", "| type | count |", "|---|---|"]
     for rtype, count in sorted(summary.relation_counts.items()):
         lines.append(f"| {rtype} | {count} |")
+    head: list[tuple[str, str, str, int]] = []  # each type's HEAD best-supported entities
     for label in ENTITY_LABELS:
         nodes = heapq.nsmallest(
-            top,
-            ((-d.get("support", 0), d["name"].lower(), d["name"], d.get("aliases") or [])
-             for _, d in source.nodes(label)),
+            max(top, HEAD),
+            ((-d.get("support", 0), d["name"].lower(), d["name"], d.get("aliases") or [], key)
+             for key, d in source.nodes(label)),
             key=lambda t: t[:3],
         )  # fmt: skip
-        nodes = [(-neg, name, aliases) for neg, _, name, aliases in nodes]
+        head += [(key, label, name, -neg) for neg, _, name, _, key in nodes[:HEAD]]
+        nodes = [(-neg, name, aliases) for neg, _, name, aliases, _ in nodes]
         lines += [
             "",
             f"## Top {label} entities (by papers)",
@@ -64,6 +97,7 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
         ]
         for support, name, aliases in nodes[:top]:
             lines.append(f"| {_md(name)} | {support} | {_md(', '.join(aliases[:5]))} |")
+    lines += _possible_duplicates(head)
     lines += ["", "## Skipped input", ""]
     if summary.skipped:
         reasons = Counter(s.reason.split(" (")[0].split(":")[0] for s in summary.skipped)

@@ -180,3 +180,26 @@ def test_outputs_report_lists_skips_and_counts(example_build):
 def test_outputs_node_iris_escape_unsafe_keys():
     iri = str(node_iri('method:a b/"c'))
     assert " " not in iri and '"' not in iri
+
+
+def test_outputs_report_lists_names_of_the_head_that_are_another_with_a_qualifier():
+    from types import SimpleNamespace
+
+    import networkx as nx
+
+    from kg.exporters.report import render_report
+
+    G = nx.MultiDiGraph()
+    for key, name, support in [("dataset:coco", "COCO", 5), ("dataset:ms-coco", "MS COCO", 3),
+                               ("dataset:tiny-coco", "Tiny COCO", 2),
+                               ("dataset:imagenet-1k", "ImageNet-1K", 4)]:  # fmt: skip
+        G.add_node(key, label="Dataset", name=name, support=support, aliases=[])
+    summary = SimpleNamespace(papers=5, skipped=[], entity_counts={"Dataset": 4},
+                              relation_counts={}, timings={})  # fmt: skip
+    report = render_report(G, summary, SimpleNamespace(merges=[], curated=None))
+    section = report.split("## Possible duplicates among the top 60 of each type")[1]
+    section = section.split("\n## ")[0]
+    merge = "`kg curate merge BUILD dataset:ms-coco dataset:coco`"
+    assert f"| Dataset | MS COCO | 3 | COCO | 5 | {merge} |" in section
+    assert "Tiny COCO" not in section  # "Tiny" names another data set, no qualifier
+    assert "ImageNet-1K" not in section  # no "ImageNet" to be a duplicate of
