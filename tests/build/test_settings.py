@@ -27,6 +27,10 @@ TEXTS = [
 ]
 
 
+LINES = ("jsonl",)
+"""What these builds write besides the manifest and tables they are checked by."""
+
+
 def _manifest(out) -> dict:
     return json.loads((out / "kg-build.json").read_text(encoding="utf-8"))
 
@@ -36,8 +40,8 @@ def builds(tmp_path_factory):
     """A fast and an accurate build of two abstracts."""
     base = tmp_path_factory.mktemp("settings")
     papers = _papers(base / "papers.jsonl", TEXTS)
-    build([papers], base / "fast")
-    build([papers], base / "accurate", pipeline="accurate")
+    build([papers], base / "fast", exporters=LINES)
+    build([papers], base / "accurate", pipeline="accurate", exporters=LINES)
     return base
 
 
@@ -61,7 +65,7 @@ def test_settings_manifest_keeps_config_base_and_curation_by_path_and_digest(bui
     assert kept["base"]["name"] and kept["base"]["version"] and len(kept["base"]["digest"]) == 64
     fixes = tmp_path / "fixes.toml"
     fixes.write_text('[[drop]]\nkey = "method:nothing"\n', encoding="utf-8")
-    build([builds / "papers.jsonl"], tmp_path / "out", curation=fixes)
+    build([builds / "papers.jsonl"], tmp_path / "out", curation=fixes, exporters=LINES)
     curation = _manifest(tmp_path / "out")["pipeline"]["curation"]
     assert curation["path"] == str(fixes.resolve()) and len(curation["digest"]) == 64
 
@@ -87,7 +91,7 @@ def test_settings_a_relative_config_is_kept_by_absolute_path(builds, tmp_path, m
     shutil.copy(pipeline_config("fast"), here / "my.cfg")
     (other / "my.cfg").write_text("[nlp]\nnot = a kg config\n", encoding="utf-8")
     monkeypatch.chdir(here)
-    build([builds / "papers.jsonl"], here / "out", config="my.cfg")
+    build([builds / "papers.jsonl"], here / "out", config="my.cfg", exporters=LINES)
     assert _manifest(here / "out")["pipeline"]["config"]["path"] == str(here / "my.cfg")
     monkeypatch.chdir(other)  # another my.cfg here: the build's own is still the one used
     with _server() as server:
@@ -110,10 +114,10 @@ def test_settings_base_is_kept_and_checked(builds, tmp_path):
     model = spacy.util.get_package_path(default_base())
     shutil.copytree(next(p for p in model.iterdir() if (p / "config.cfg").is_file()), copy)
     out = tmp_path / "out"
-    build([builds / "papers.jsonl"], out, base=str(copy))
+    build([builds / "papers.jsonl"], out, base=str(copy), exporters=LINES)
     assert _manifest(out)["pipeline"]["base"]["name"] == str(copy)
     more = _papers(tmp_path / "more.jsonl", ["We evaluate SegFormer on COCO."], 10)
-    build([more], out, add_to=True)  # no --base: the build's own
+    build([more], out, add_to=True, exporters=LINES)  # no --base: the build's own
     assert _manifest(out)["pipeline"]["base"]["name"] == str(copy)
     with pytest.raises(BuildError, match=rf"base: {copy} .* then, {package} .* now"):
         build([more], out, add_to=True, base=package)
@@ -142,10 +146,10 @@ def test_settings_resume_names_only_what_differs(builds, tmp_path):
         yield from items
 
     with pytest.raises(KeyboardInterrupt):
-        build([papers], out, progress=interrupted)
+        build([papers], out, progress=interrupted, exporters=LINES)
     with pytest.raises(BuildError, match=r"\(min_confidence differ\)"):
-        build([papers], out, resume=True, min_confidence=0.5)
-    summary = build([papers], out, resume=True)  # the same settings: resumed
+        build([papers], out, resume=True, min_confidence=0.5, exporters=LINES)
+    summary = build([papers], out, resume=True, exporters=LINES)  # the same settings
     assert summary.papers == 2
 
 
