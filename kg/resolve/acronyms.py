@@ -133,6 +133,19 @@ def shipped_long_forms() -> LongForms:
         }
 
 
+def _by_slug(long_forms: LongForms, min_letters: int = 0) -> LongForms:
+    """``long_forms`` by the acronym's slug (where spellings share one, the one more
+    definitions give wins), acronyms of fewer than ``min_letters`` letters and digits left
+    out."""
+    out: LongForms = {}
+    for short, (long, n, total) in long_forms.items():
+        if sum(ch.isalnum() for ch in short) >= min_letters:
+            held = out.get(slug(short))
+            if held is None or n > held[1]:
+                out[slug(short)] = (long, n, total)
+    return out
+
+
 def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str, list[str]]]:
     """Group entity keys (``type:slug``) whose names are acronyms standing for one long form.
 
@@ -145,12 +158,7 @@ def twin_acronyms(keys: Iterable[str], long_forms: LongForms) -> list[tuple[str,
     >>> twin_acronyms(["metric:auroc", "metric:roc-auc", "task:auroc"], forms)
     [('area under roc', ['metric:auroc', 'metric:roc-auc'])]
     """
-    by_slug: dict[str, tuple[str, int]] = {}
-    for short, (long, n, _) in long_forms.items():
-        if sum(ch.isalnum() for ch in short) >= MIN_LETTERS:
-            held = by_slug.get(slug(short))
-            if held is None or n > held[1]:
-                by_slug[slug(short)] = (long, n)
+    by_slug = _by_slug(long_forms, MIN_LETTERS)
     groups: dict[tuple[str, str], set[str]] = {}
     for key in keys:
         type_, _, name = key.partition(":")
@@ -175,12 +183,11 @@ def conventional_long_forms(long_forms: LongForms, share: float) -> dict[str, st
     ...                          "PD": ("parkinsons disease", 22, 30)}, 0.75)
     {'psnr': 'peak signal to noise ratio'}
     """
-    best: dict[str, tuple[int, str, int]] = {}
-    for short, (long, n, total) in long_forms.items():
-        held = best.get(slug(short))
-        if held is None or n > held[0]:
-            best[slug(short)] = (n, long, total)
-    return {key: long for key, (n, long, total) in sorted(best.items()) if n >= share * total}
+    return {
+        key: long
+        for key, (long, n, total) in sorted(_by_slug(long_forms).items())
+        if n >= share * total
+    }
 
 
 def spelled_out(name: str, conventional: dict[str, str]) -> str | None:
@@ -208,15 +215,18 @@ def spells_key(long_form: str | None, key: str) -> bool:
     )
 
 
-def spelled_out_pairs(con, table: str, conventional: dict[str, str]) -> list[tuple[str, str]]:
+def spelled_out_pairs(con, names: str, conventional: dict[str, str]) -> list[tuple[str, str]]:
     """``(key, other key)`` for each name of several words with an acronym in it whose
-    spelled-out form (:func:`spelled_out`) is another key of its type,
-    equal once separators and articles go."""
-    rows = con.execute(
-        "SELECT raw_key, arg_max(name, n) FROM (SELECT raw_key, name, count(*) AS n FROM "
-        f"{table} WHERE contains(raw_key, '-') AND NOT contains(raw_key, '~') GROUP BY ALL) "
-        "GROUP BY raw_key ORDER BY raw_key"
-    ).fetchall()
+    spelled-out form (:func:`spelled_out`) is another key of its type, equal once
+    separators and articles go; ``names`` is a DuckDB table of (raw_key, name), the keys
+    in ``kg_keys``. The names stream through; only those with an acronym are held."""
+    from kg.util.tables import iter_rows
+
+    rows = iter_rows(
+        con,
+        f"SELECT raw_key, name FROM {names} WHERE contains(raw_key, '-') "
+        "AND NOT contains(raw_key, '~') ORDER BY raw_key",
+    )
     wanted = {}
     for key, name in rows:
         long = spelled_out(name, conventional)

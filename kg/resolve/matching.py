@@ -6,6 +6,7 @@ import os
 import re
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 FUZZY_CELLS = 8_000_000
 """Scores held at once while a block is compared (float32: 32 MB), whatever its size."""
@@ -90,8 +91,6 @@ def same_word(x: str, y: str) -> bool:
     >>> same_word("content", "context"), same_word("tool", "toolkit")
     (False, False)
     """
-    from rapidfuzz.distance import Levenshtein
-
     x, y = _spelling(x), _spelling(y)
     if x == y:
         return True

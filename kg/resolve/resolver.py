@@ -174,6 +174,12 @@ def resolve_table(
         f"CREATE OR REPLACE TEMP TABLE kg_keys AS SELECT raw_key, any_value(type) AS type, "
         f"count(DISTINCT paper) AS support FROM {table} GROUP BY raw_key"
     )
+    # each key's name: the form most of its mentions use (the first in sort order on ties)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE kg_names AS SELECT raw_key, name FROM (SELECT raw_key, "
+        f"name, count(*) AS n FROM {table} GROUP BY raw_key, name) QUALIFY row_number() OVER "
+        "(PARTITION BY raw_key ORDER BY n DESC, name) = 1"
+    )
     support: dict[str, int] = {}
 
     def support_of(keys: Iterable[str]) -> None:
@@ -292,7 +298,7 @@ def resolve_table(
 
     # spelled out: a name with an acronym in it and the same name with the acronym spelled
     # out as the corpus does ("multimodal LLMs", "multimodal large language models")
-    spelled = spelled_out_pairs(con, table, conventional)
+    spelled = spelled_out_pairs(con, "kg_names", conventional)
     support_of(k for pair in spelled for k in pair)
     papers_behind([short for short, _ in spelled])
     for short, long in spelled:
@@ -358,11 +364,8 @@ def resolve_table(
     # unnamed proposals (keys with "~paper") are not merged with other papers' by name
     rows = iter_rows(
         con,
-        "WITH named AS (SELECT raw_key, name, count(*) AS n FROM "
-        f"{table} GROUP BY raw_key, name QUALIFY row_number() OVER "
-        "(PARTITION BY raw_key ORDER BY n DESC, name) = 1), "
-        "normed AS (SELECT k.raw_key, k.type, k.support, kg_norm(named.name) AS norm "
-        "FROM named JOIN kg_keys k USING (raw_key)) "
+        "WITH normed AS (SELECT k.raw_key, k.type, k.support, kg_norm(named.name) AS norm "
+        "FROM kg_names named JOIN kg_keys k USING (raw_key)) "
         "SELECT type, substr(norm, 1, 4) AS block, norm, raw_key, support FROM normed "
         f"WHERE length(norm) >= {int(fuzzy_min_length)} AND NOT contains(raw_key, '~') "
         "ORDER BY type, block, support DESC, raw_key",
@@ -485,6 +488,7 @@ def resolve_table(
     con.unregister("kg_keymap")
     con.unregister("kg_renames")
     con.execute("DROP TABLE kg_keys")
+    con.execute("DROP TABLE kg_names")
     merges = [replace(m, key=canonical.get(m.source, m.source)) for m in merges]
     write_merges(merges, merges_path(entities_path))
     resolution = Resolution(canonical, merges, Path(entities_path), curated)
