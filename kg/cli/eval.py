@@ -71,6 +71,8 @@ def eval_cmd(
             "give the gold file after the build: kg eval BUILD GOLD "
             "(or --pairs FILE alone to score the build's merges)"
         )
+    if explain and gold is None:
+        raise typer.BadParameter("--explain lists what a build misses of a gold file: give GOLD")
     out, fmt = _old_output(out, save, fmt, json_out)
     read = build / "extractions.jsonl" if build.is_dir() else build
     check_save(out, force, inputs=[gold, read, pairs])

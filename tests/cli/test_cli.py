@@ -447,3 +447,5 @@ def test_cli_explain_shows_the_merges_behind_an_entity_and_eval_scores_them(tmp_
     alone = runner.invoke(app, ["eval", str(out), "--pairs", str(pairs)])  # no gold: merges only
     assert alone.exit_code == 0, alone.output
     assert alone.output.startswith("merges: precision 1.000 (1 labelled pairs merged)")
+    unexplained = runner.invoke(app, ["eval", str(out), "--pairs", str(pairs), "--explain"])
+    assert unexplained.exit_code == 2 and "give GOLD" in unexplained.output
