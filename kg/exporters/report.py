@@ -49,6 +49,35 @@ def _possible_duplicates(head: list[tuple[str, str, str, int]]) -> list[str]:
     return lines
 
 
+APART_SHOWN = 20
+"""How many of the pairs resolution kept apart the report lists (most papers first)."""
+
+
+def _kept_apart(apart: list, canonical: dict[str, str]) -> list[str]:
+    """The report's lines on pairs a merge rule proposed and resolution kept apart (named by
+    the keys they ended in, ``canonical``)."""
+    lines = ["", "## Kept apart by resolution", ""]
+    if not apart:
+        return lines + ["None: every pair a merge rule proposed was merged."]
+    shown = sorted(apart, key=lambda m: (-m.paper_count, m.source, m.target))[:APART_SHOWN]
+    lines += [
+        f"{len(apart)} pairs that a merge rule proposed stayed apart: an acronym used among "
+        "other words than its long form, or two papers' own things of one name. Where a "
+        f"pair is one thing, merge it (the {len(shown)} with most papers; all are in "
+        "tables/apart.parquet):",
+        "",
+        "| rule | name | other | papers | why | to merge them |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in shown:
+        a, b = (canonical.get(k, k) for k in (m.source, m.target))
+        command = f"kg curate merge BUILD {shlex.quote(a)} {shlex.quote(b)}"
+        why = m.reason.split("kept apart: ", 1)[-1]
+        lines.append(f"| {m.rule} | {_md(a)} | {_md(b)} | {m.paper_count} | "
+                     f"{_md(why)} | `{_md(command)}` |")  # fmt: skip
+    return lines
+
+
 def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top: int = 10) -> str:
     """Return the Markdown report of a build (``G`` is its graph or its tables)."""
     source = graph_source(G)
@@ -98,6 +127,7 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
         for support, name, aliases in nodes[:top]:
             lines.append(f"| {_md(name)} | {support} | {_md(', '.join(aliases[:5]))} |")
     lines += _possible_duplicates(head)
+    lines += _kept_apart(getattr(resolution, "apart", []), getattr(resolution, "canonical", {}))
     lines += ["", "## Skipped input", ""]
     if summary.skipped:
         reasons = Counter(s.reason.split(" (")[0].split(":")[0] for s in summary.skipped)

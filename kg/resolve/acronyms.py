@@ -19,8 +19,10 @@ from pathlib import Path
 
 from kg.resolve.keys import entity_key, key_type, slug
 from kg.resolve.matching import compact_key, is_acronym
+from kg.resolve.merges import MERGE_PAPERS
 
 __all__ = [
+    "acronym_claims",
     "acronym_slugs",
     "conventional_long_forms",
     "LONG_FORM_SHARE",
@@ -239,3 +241,40 @@ def spelled_out_pairs(con, names: str, conventional: dict[str, str]) -> list[tup
         "(SELECT unnest(?)) GROUP BY ALL", [sorted(set(wanted.values()))],
     ).fetchall())  # fmt: skip
     return [(key, found[c]) for key, c in sorted(wanted.items()) if found.get(c, key) != key]
+
+
+Claims = dict[str, list[tuple[int, str, list[str], str]]]
+"""Each acronym's key -> (papers, long-form key, some of those papers, the acronym as
+written) for every long form that papers define it as."""
+
+
+def acronym_claims(con, table: str, share: float) -> tuple[Claims, list[tuple]]:
+    """Return what the papers of DuckDB relation ``table`` define each acronym as, and the
+    joins it suggests: (acronym key, long-form key, acronym, papers defining it so, papers
+    defining it at all, some of the first) where one long form holds at least ``share`` of
+    the definitions. Needs the ``kg_acronym`` and ``kg_spells`` functions on ``con``."""
+    rows = con.execute(
+        f"SELECT type, alias, raw_key, count(DISTINCT paper) AS n, "
+        f"list(DISTINCT paper ORDER BY paper)[1:{MERGE_PAPERS}] FROM "
+        f"(SELECT type, unnest(aliases) AS alias, raw_key, name, paper FROM {table}) "
+        "WHERE kg_acronym(alias) AND NOT kg_acronym(name) AND kg_spells(alias, name) "
+        "GROUP BY type, alias, raw_key ORDER BY type, alias, n DESC, raw_key"
+    ).fetchall()
+    claims_of: Claims = {}
+    for type_, short, long_key, n, papers in rows:  # "SFT" and "SfT" claim one key
+        claims_of.setdefault(entity_key(type_, short), []).append((n, long_key, papers, short))
+    joins = []
+    for short_key, claims in sorted(claims_of.items()):
+        # long form (spellings alike once separators and articles go: one long form) ->
+        # [papers defining it, some of them, short, its key most papers use]
+        by_long: dict[str, list] = {}
+        for n, long_key, papers, short in claims:  # most papers first
+            held = by_long.setdefault(compact_key(long_key), [0, set(), short, long_key])
+            held[0] += n
+            held[1].update(papers)
+        total = sum(held[0] for held in by_long.values())
+        _, (n, papers, short, long_key) = max(by_long.items(), key=lambda kv: (kv[1][0], kv[0]))
+        if n / total >= share:
+            papers = tuple(sorted(papers)[:MERGE_PAPERS])
+            joins.append((short_key, long_key, short, n, total, papers))
+    return claims_of, joins

@@ -65,9 +65,8 @@ class Resolver:
             )
         entities = resolution.entities  # read once, then drop the temporary file
         shutil.rmtree(tmp, ignore_errors=True)
-        return _MemoryResolution(
-            resolution.canonical, resolution.merges, None, resolution.curated, held=entities
-        )
+        return _MemoryResolution(resolution.canonical, resolution.merges, None,
+                                 resolution.curated, resolution.apart, held=entities)  # fmt: skip
 
 
 @dataclass

@@ -45,6 +45,12 @@ def merges_path(entities_path: str | Path) -> Path:
     return Path(entities_path).with_name("merges.parquet")
 
 
+def apart_path(entities_path: str | Path) -> Path:
+    """Return where the pairs a rule proposed but resolution kept apart are written (the
+    same columns as the merges; ``reason`` says why they stayed apart)."""
+    return Path(entities_path).with_name("apart.parquet")
+
+
 def write_merges(merges: list[Merge], path: str | Path) -> None:
     """Write ``merges`` to ``path`` (Parquet, :data:`MERGES_SCHEMA_FIELDS`)."""
     import pyarrow as pa

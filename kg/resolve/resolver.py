@@ -11,6 +11,7 @@ from pathlib import Path
 from kg.resolve.acronyms import (
     MIN_LETTERS,
     LongForms,
+    acronym_claims,
     acronym_slugs,
     conventional_long_forms,
     shipped_long_forms,
@@ -19,7 +20,8 @@ from kg.resolve.acronyms import (
     twin_acronyms,
 )
 from kg.resolve.curation import Curated, Curation, apply_curation
-from kg.resolve.keys import entity_key, key_type, normalise_name, slug
+from kg.resolve.entities import write_entities
+from kg.resolve.keys import key_type, normalise_name, slug
 from kg.resolve.local import (
     GENERIC_HEADS,
     MAPPING_HEADS,
@@ -37,7 +39,7 @@ from kg.resolve.matching import (
     spells_acronym,
     version_words,
 )
-from kg.resolve.merges import MERGE_PAPERS, Merge, merges_path, write_merges
+from kg.resolve.merges import MERGE_PAPERS, Merge, apart_path, merges_path, write_merges
 from kg.util.tables import iter_rows
 
 __all__ = [
@@ -84,6 +86,7 @@ class Resolution:
     merges: list[Merge] = field(default_factory=list)
     entities_path: Path | None = None
     curated: Curated | None = None  # what a curation file changed, when one was applied
+    apart: list[Merge] = field(default_factory=list)  # proposed by a rule, kept apart
 
     def key_for(self, local: LocalEntity) -> str | None:
         """Return the canonical key of a paper-local entity (None when curation dropped it)."""
@@ -172,7 +175,8 @@ def resolve_table(
             pass  # registered on this connection already
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE kg_keys AS SELECT raw_key, any_value(type) AS type, "
-        f"count(DISTINCT paper) AS support FROM {table} GROUP BY raw_key"
+        f"count(DISTINCT paper) AS support, count(DISTINCT paper) FILTER (WHERE proposed) "
+        f"AS proposed FROM {table} GROUP BY raw_key"
     )
     # each key's name: the form most of its mentions use (the first in sort order on ties)
     con.execute(
@@ -181,15 +185,18 @@ def resolve_table(
         "(PARTITION BY raw_key ORDER BY n DESC, name) = 1"
     )
     support: dict[str, int] = {}
+    own: set[str] = set()  # keys that every paper naming them proposes
 
     def support_of(keys: Iterable[str]) -> None:
         wanted = [k for k in set(keys) if k not in support]
         if wanted:
             rows = con.execute(
-                "SELECT raw_key, support FROM kg_keys WHERE raw_key IN (SELECT unnest(?))",
+                "SELECT raw_key, support, proposed = support FROM kg_keys "
+                "WHERE raw_key IN (SELECT unnest(?))",
                 [wanted],
             ).fetchall()
-            support.update(rows)
+            support.update((k, n) for k, n, _ in rows)
+            own.update(k for k, _, mine in rows if mine)
 
     papers_of: dict[str, tuple[tuple[str, ...], int]] = {}
 
@@ -206,38 +213,29 @@ def resolve_table(
 
     uf = nx.utils.UnionFind()
     merges: list[Merge] = []
+    apart: list[Merge] = []  # what a rule proposed and resolution kept apart, and why
     prefer_type: dict[str, str] = {}  # keys whose type their whole entity takes
 
     def union(source: str, target: str, merge: Merge) -> None:
-        if uf[source] != uf[target]:
-            uf.union(source, target)
-            merges.append(merge)
+        if uf[source] == uf[target]:
+            return
+        if each_own(source, target):
+            why = "each proposed by its own papers, which do not share one"
+            apart.append(replace(merge, reason=f"{merge.reason}; kept apart: {why}"))
+            return
+        uf.union(source, target)
+        merges.append(merge)
 
-    # acronym: (type, acronym) -> each long-form key that papers define it as
-    rows = con.execute(
-        f"SELECT type, alias, raw_key, count(DISTINCT paper) AS n, "
-        f"list(DISTINCT paper ORDER BY paper)[1:{MERGE_PAPERS}] FROM "
-        f"(SELECT type, unnest(aliases) AS alias, raw_key, name, paper FROM {table}) "
-        "WHERE kg_acronym(alias) AND NOT kg_acronym(name) AND kg_spells(alias, name) "
-        "GROUP BY type, alias, raw_key ORDER BY type, alias, n DESC, raw_key"
-    ).fetchall()
-    claims_of: dict[str, list[tuple[int, str, list[str], str]]] = {}
-    for type_, short, long_key, n, papers in rows:  # "SFT" and "SfT" claim one key
-        claims_of.setdefault(entity_key(type_, short), []).append((n, long_key, papers, short))
-    joins = []
-    for short_key, claims in sorted(claims_of.items()):
-        # long form (spellings alike once separators and articles go: one long form) ->
-        # [papers defining it, some of them, short, its key most papers use]
-        by_long: dict[str, list] = {}
-        for n, long_key, papers, short in claims:  # most papers first
-            held = by_long.setdefault(compact_key(long_key), [0, set(), short, long_key])
-            held[0] += n
-            held[1].update(papers)
-        total = sum(held[0] for held in by_long.values())
-        _, (n, papers, short, long_key) = max(by_long.items(), key=lambda kv: (kv[1][0], kv[0]))
-        if n / total >= ACRONYM_SHARE:
-            papers = tuple(sorted(papers)[:MERGE_PAPERS])
-            joins.append((short_key, long_key, short, n, total, papers))
+    def each_own(a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` are each proposed by every paper naming them, and no
+        paper names both: two papers' own things ("ECHO" and "ECHO"), not one."""
+        if a not in own or b not in own:
+            return False
+        papers_behind([a, b])
+        (pa, na), (pb, nb) = papers_of[a], papers_of[b]
+        return na == len(pa) and nb == len(pb) and not set(pa) & set(pb)
+
+    claims_of, joins = acronym_claims(con, table, ACRONYM_SHARE)
     if long_forms is None:
         long_forms = shipped_long_forms()
     conventional = conventional_long_forms(long_forms, ACRONYM_SHARE)
@@ -374,13 +372,13 @@ def resolve_table(
     for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
         items = list(block)
         for i, j, score in near_pairs([norm for _, _, norm, _, _ in items], fuzzy_threshold):
-            (_, _, norm_a, key_a, sup_a), (_, _, norm_b, key_b, sup_b) = items[i], items[j]
+            (_, _, norm_a, key_a, _), (_, _, norm_b, key_b, _) = items[i], items[j]
             if version_words(norm_a) != version_words(norm_b):
                 continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101
             if not spelling_variants(norm_a, norm_b):
                 continue  # RouterBench vs RouterXBench, open-ended QA vs VQA
-            support[key_a], support[key_b] = sup_a, sup_b
             fuzzy.append((key_b, key_a, score))
+    support_of(k for pair in fuzzy for k in pair[:2])
     papers_behind([source for source, _, _ in fuzzy])
     for source, target, score in fuzzy:
         papers, n = papers_of.get(source, ((), 0))
@@ -451,39 +449,7 @@ def resolve_table(
         f"{table} l LEFT JOIN kg_keymap m USING (raw_key) "
         "WHERE m.raw_key IS NULL OR m.key IS NOT NULL"
     )
-    path = Path(entities_path).as_posix().replace("'", "''")
-    con.execute(
-        "COPY ("
-        # every surface form of each entity, and whether a paper gave it as the long form
-        # that defines an acronym, spelling the acronym out
-        "WITH forms AS ("
-        "SELECT key, paper, name AS form, kg_acronym(name) AS short, "
-        "len(list_filter(aliases, lambda a: kg_acronym(a))) > 0 AND NOT kg_acronym(name) "
-        "AS long_form, kg_defines(name, aliases) AS spelled FROM kg_member UNION ALL "
-        "SELECT key, paper, unnest(aliases) AS form, kg_acronym(unnest(aliases)), false, "
-        "false FROM kg_member), "
-        "scored AS (SELECT key, form, any_value(short) AS short, "
-        "count(DISTINCT paper) AS papers, "
-        "count(DISTINCT paper) FILTER (WHERE NOT long_form) AS plain, "
-        "count(DISTINCT paper) FILTER (WHERE spelled) AS spelled FROM forms "
-        "GROUP BY key, form), "
-        # the form most papers use; a long form only where two papers define it
-        "chosen AS (SELECT key, arg_min(form, (plain = 0 AND spelled < 2, -papers, short, "
-        "form)) AS name FROM scored GROUP BY key), "
-        "best AS (SELECT key, coalesce(r.to, c.name) AS name FROM chosen c "
-        "LEFT JOIN kg_renames r USING (key)), "
-        "alias AS (SELECT key, list(DISTINCT form) AS aliases FROM scored GROUP BY key), "
-        "counts AS (SELECT key, any_value(type) AS type, count(DISTINCT paper) AS support, "
-        "sum(mentions) AS mention_count, "
-        "count(DISTINCT paper) FILTER (WHERE proposed) AS proposed_count, "
-        "bool_or(benchmark) AS benchmark FROM kg_member GROUP BY key) "
-        "SELECT c.key, c.type, b.name, "
-        "list_sort(list_filter(a.aliases, lambda x: x <> b.name)) AS aliases, "
-        "c.support::BIGINT AS support, c.mention_count::BIGINT AS mention_count, "
-        "c.proposed_count::BIGINT AS proposed_count, c.benchmark "
-        "FROM counts c JOIN best b USING (key) JOIN alias a USING (key) ORDER BY c.key"
-        f") TO '{path}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 10000)"
-    )
+    write_entities(con, "kg_member", entities_path)
     con.execute("DROP TABLE kg_member")
     con.unregister("kg_keymap")
     con.unregister("kg_renames")
@@ -491,5 +457,7 @@ def resolve_table(
     con.execute("DROP TABLE kg_names")
     merges = [replace(m, key=canonical.get(m.source, m.source)) for m in merges]
     write_merges(merges, merges_path(entities_path))
-    resolution = Resolution(canonical, merges, Path(entities_path), curated)
+    apart = [replace(m, key=canonical.get(m.source, m.source)) for m in apart]
+    write_merges(apart, apart_path(entities_path))
+    resolution = Resolution(canonical, merges, Path(entities_path), curated, apart)
     return resolution

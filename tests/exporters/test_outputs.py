@@ -38,7 +38,8 @@ def test_outputs_all_files_written(example_build):
         "tables",
     }
     tables = {p.relative_to(out / "tables").parts[0] for p in (out / "tables").rglob("*.parquet")}
-    assert tables == {"papers", "locals", "entities.parquet", "merges.parquet", "nodes", "edges"}
+    assert tables == {"papers", "locals", "entities.parquet", "merges.parquet", "apart.parquet",
+                      "nodes", "edges"}  # fmt: skip
     assert summary.papers == 12
     assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name or ".partial" in p.name]
 
@@ -203,3 +204,24 @@ def test_outputs_report_lists_names_of_the_head_that_are_another_with_a_qualifie
     assert f"| Dataset | MS COCO | 3 | COCO | 5 | {merge} |" in section
     assert "Tiny COCO" not in section  # "Tiny" names another data set, no qualifier
     assert "ImageNet-1K" not in section  # no "ImageNet" to be a duplicate of
+
+
+def test_report_lists_the_pairs_resolution_kept_apart_with_how_to_merge_them():
+    from types import SimpleNamespace
+
+    from kg.exporters.report import render_report
+    from kg.resolve import Resolver, local_entities
+    from tests.resolve.test_resolve import _mention, _paper
+
+    r = Resolver()
+    r.add(local_entities(_paper("a", _mention("CraftAgent", proposed=True))), "a")
+    r.add(local_entities(_paper("b", _mention("Craft-Agent", proposed=True))), "b")
+    resolution = r.resolve()
+    summary = SimpleNamespace(papers=2, skipped=[], entity_counts={"Method": 2},
+                              relation_counts={}, timings={})  # fmt: skip
+    report = render_report(nx.MultiDiGraph(), summary, resolution)
+    section = report.split("## Kept apart by resolution")[1].split("\n## ")[0]
+    assert "1 pairs that a merge rule proposed stayed apart" in section
+    assert "`kg curate merge BUILD method:craftagent method:craft-agent`" in section
+    empty = render_report(nx.MultiDiGraph(), summary, SimpleNamespace(merges=[], curated=None))
+    assert "every pair a merge rule proposed was merged" in empty

@@ -448,3 +448,18 @@ def test_learned_long_forms_need_a_majority_and_spell_out_inner_acronyms():
         }
     )
     assert table == {"AZB": ("alpha zeta beta", 3, 4), "ZB": ("zeta beta", 3, 3)}
+
+
+def test_resolve_two_papers_own_things_of_one_name_stay_apart():
+    own_a = _paper("a", _mention("CraftAgent", proposed=True))
+    own_b = _paper("b", _mention("Craft-Agent", proposed=True))
+    r = Resolver()
+    r.add(local_entities(own_a), "a")
+    r.add(local_entities(own_b), "b")
+    res = r.resolve()
+    assert len(res.entities) == 2 and not res.merges
+    (apart,) = res.apart  # recorded, with the rule that proposed it and why it was not made
+    assert apart.rule == "separators" and "each proposed by its own papers" in apart.reason
+    # a paper that uses the name without proposing it: the name is no longer one paper's own
+    r.add(local_entities(_paper("c", _mention("Craft-Agent"))), "c")
+    assert len(r.resolve().entities) == 1
