@@ -197,6 +197,7 @@ def resolve_table(
             ).fetchall()
             support.update((k, n) for k, n, _ in rows)
             own.update(k for k, _, mine in rows if mine)
+            papers_behind([k for k, _, mine in rows if mine])  # for each_own, in one query
 
     papers_of: dict[str, tuple[tuple[str, ...], int]] = {}
 
