@@ -61,10 +61,9 @@ def _kept_apart(apart: list, canonical: dict[str, str]) -> list[str]:
         return lines + ["None: every pair a merge rule proposed was merged."]
     shown = sorted(apart, key=lambda m: (-m.paper_count, m.source, m.target))[:APART_SHOWN]
     lines += [
-        f"{len(apart)} pairs that a merge rule proposed stayed apart: an acronym used among "
-        "other words than its long form, or two papers' own things of one name. Where a "
-        f"pair is one thing, merge it (the {len(shown)} with most papers; all are in "
-        "tables/apart.parquet):",
+        f"{len(apart)} pairs that a merge rule proposed stayed apart, each two papers' own "
+        "things of one name. Where a pair is one thing, merge it (the "
+        f"{len(shown)} with most papers; all are in tables/apart.parquet):",
         "",
         "| rule | name | other | papers | why | to merge them |",
         "|---|---|---|---|---|---|",

@@ -232,7 +232,6 @@ def resolve_table(
         paper names both: two papers' own things ("ECHO" and "ECHO"), not one."""
         if a not in own or b not in own:
             return False
-        papers_behind([a, b])
         (pa, na), (pb, nb) = papers_of[a], papers_of[b]
         return na == len(pa) and nb == len(pb) and not set(pa) & set(pb)
 
