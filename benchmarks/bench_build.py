@@ -38,7 +38,7 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "ml_abstracts.jsonl.gz"
 
 _CHILD = """
 import json, sys, time
-from kg.build import build
+from kg.orchestrate import build
 t0 = time.perf_counter()
 scheduler = sys.argv[5] or None
 summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler,

@@ -123,7 +123,7 @@ def _link_shards(build: Path, tables: Path, copies: int = 1, lines_per_copy: int
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kg.build import LOCALS, PAPERS
+    from kg.orchestrate import LOCALS, PAPERS
 
     shards = {}
     for part in (PAPERS, LOCALS):
@@ -173,9 +173,9 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    import kg.build.run as kb
-    from kg.build.outdir import partial_dir
+    import kg.orchestrate.run as kb
     from kg.exporters import jsonio, ladybug, oxigraph, rdf, report
+    from kg.orchestrate.outdir import partial_dir
 
     work = args.work or Path(tempfile.mkdtemp(prefix="kg-stage-mem-"))
     out = work / "out"

@@ -46,13 +46,13 @@ from train_relations import RELATION_CLASSES, Example
 from train_score_decision import NONE_BIAS, paper_examples
 from train_score_decision import train as train_score_decision
 
-from kg.build import build
 from kg.eval import evaluate
 from kg.nlp.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.relations import load_relation_classifier
 from kg.nlp.text import clean_text
 from kg.nlp.vocabulary import write_phrase_stats
+from kg.orchestrate import build
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
             ("relations", "f1"), ("results", "f1"))  # fmt: skip

@@ -59,7 +59,7 @@ def nlp():
 @pytest.fixture(scope="session")
 def example_build(tmp_path_factory):
     """A full ``kg build`` of the shipped example corpus."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     out = tmp_path_factory.mktemp("example") / "out"
     summary = build([EXAMPLES], out)
@@ -177,7 +177,7 @@ def empty_neo4j(neo4j_driver, neo4j_settings):
 @pytest.fixture(scope="session")
 def sample_build(tmp_path_factory):
     """A full ``kg build`` of the shared sample corpus (daily_papers.txt)."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     corpus = shared_path("corpora", "daily_papers.txt")
     out = tmp_path_factory.mktemp("sample") / "out"
@@ -198,7 +198,7 @@ def build_2000(tmp_path_factory):
     import gzip
     import itertools
 
-    from kg.build import build
+    from kg.orchestrate import build
 
     corpus = shared_path("corpora", "ml_abstracts.jsonl.gz")
     root = tmp_path_factory.getbasetemp().parent  # one folder for every worker of a run

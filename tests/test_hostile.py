@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from kg.cli import app
 from kg.errors import KgError
-from tests.build.test_build_safety import _tree as _digests
 from tests.conftest import shared_path
+from tests.orchestrate.test_build_safety import _tree as _digests
 
 runner = CliRunner()
 
@@ -499,7 +499,7 @@ def test_papers_found_by_first_words_and_empty_leaderboard_says_why(build_copy):
 
 
 def test_build_counts_its_papers_first_and_names_its_stages(tmp_path):
-    from kg.build import build
+    from kg.orchestrate import build
     from tests.conftest import EXAMPLES
 
     totals, stages = [], []

@@ -18,7 +18,7 @@ STAGES = [
     {"kg.resolve"},
     {"kg.graph"},
     {"kg.exporters"},
-    {"kg.build"},
+    {"kg.orchestrate"},
     {"kg.eval", "kg.query", "kg.analytics", "kg.viz"},
     {"kg.cli"},
 ]
@@ -109,8 +109,8 @@ def test_no_module_over_500_lines():
 def test_the_cli_default_shard_size_is_the_build_s():
     import inspect
 
-    from kg.build.shards import PAPERS_PER_SHARD
     from kg.cli.build import build
+    from kg.orchestrate.shards import PAPERS_PER_SHARD
 
     option = inspect.signature(build).parameters["papers_per_shard"]
     assert option.default == PAPERS_PER_SHARD  # the CLI states it without importing the build
@@ -161,3 +161,16 @@ def test_the_spacy_entry_points_are_the_registered_factories():
     for name, target in points.items():
         module, func = target.split(":")
         assert (registered[name].__module__, registered[name].__name__) == (module, func), name
+
+
+OUTPUT_FOLDER_NAMES = {"build", "dist", "venv", "env", "out", "site-packages"}
+"""Folder names that Python tooling and the usual ignore templates read as build output
+(pytest's default ``norecursedirs``, GitHub's Python ``.gitignore``): a package or test
+folder so named is skipped or ignored without a word."""
+
+
+def test_no_package_or_test_folder_is_named_as_build_output():
+    sources = [p for top in ("kg", "tests") for p in (ROOT / top).rglob("*.py")]
+    folders = {p.parent for p in sources if "node_modules" not in p.parts}
+    named = sorted(str(f.relative_to(ROOT)) for f in folders if f.name in OUTPUT_FOLDER_NAMES)
+    assert not named, named

@@ -48,9 +48,10 @@ written over."""
 
 def check_save(path: Path | None, force: bool, inputs: Iterable[Path | None] = ()) -> None:
     """Refuse ``--out PATH`` before any work when kg may not write it: see
-    :func:`kg.build.outdir.check_output_file` and :func:`~kg.build.outdir.check_user_file`
-    (never one of the command's ``inputs``, whatever ``force`` says)."""
-    from kg.build.outdir import check_output_file, check_user_file
+    :func:`kg.orchestrate.outdir.check_output_file` and
+    :func:`~kg.orchestrate.outdir.check_user_file` (never one of the command's ``inputs``,
+    whatever ``force`` says)."""
+    from kg.orchestrate.outdir import check_output_file, check_user_file
 
     if path is not None:
         check_output_file(path, force=force, ours=_saved_by_kg, option="-o/--out")

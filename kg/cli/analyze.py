@@ -50,8 +50,8 @@ def analyze(
         kg analyze out --format html
     """
     from kg.analytics.report import write_analysis
-    from kg.build.outdir import check_output_folder, write_folder
     from kg.exporters.jsonio import read_build_graph
+    from kg.orchestrate.outdir import check_output_folder, write_folder
 
     if to is not None:
         renamed("--to", "-o/--out")
@@ -96,8 +96,8 @@ def viz(
 
         kg viz out -o graph.html
     """
-    from kg.build.outdir import check_output_file
     from kg.exporters.jsonio import read_build_graph
+    from kg.orchestrate.outdir import check_output_file
     from kg.viz.html import read_sentences, write_html, written_by_viz
 
     if output is not None:

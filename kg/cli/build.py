@@ -221,7 +221,7 @@ def build(
                 "give one of them"
             )
         out = add_to
-    from kg.build import build as run_build
+    from kg.orchestrate import build as run_build
 
     summary = run_build(
         inputs,

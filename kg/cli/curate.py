@@ -68,8 +68,8 @@ def _file(db: Path, file: Path | None, old: Path | None = None) -> Path:
         file = file or old
     if file is not None:
         return file
-    from kg.build.curation import remembered_curation
-    from kg.build.outdir import read_manifest
+    from kg.orchestrate.curation import remembered_curation
+    from kg.orchestrate.outdir import read_manifest
 
     remembered = remembered_curation((read_manifest(db) or {}).get("pipeline") or {})
     if not remembered:
@@ -87,7 +87,7 @@ def _file(db: Path, file: Path | None, old: Path | None = None) -> Path:
 
 
 def _add(db: Path, file: Path | None, entry: CurationEntry, old: Path | None) -> None:
-    from kg.build.outdir import check_user_file
+    from kg.orchestrate.outdir import check_user_file
 
     path = _file(db, file, old)
     check_user_file(path, option="-o/--out")

@@ -36,9 +36,9 @@ def neo4j_csv_cmd(
 
         kg export neo4j-csv out -o out-csv
     """
-    from kg.build.outdir import check_output_folder, write_folder
     from kg.exporters.jsonio import read_build_source
     from kg.exporters.neo4j_csv import write_neo4j_csv
+    from kg.orchestrate.outdir import check_output_folder, write_folder
 
     if to is not None:
         renamed("--to", "-o/--out")

@@ -68,8 +68,8 @@ def run_fetch(
     contact: str | None,
 ) -> FetchSummary:
     """Fetch ``source`` into ``out`` with a progress line per page; print the summary."""
-    from kg.build.outdir import check_not_in_build
     from kg.ingest.sources import PoliteClient, Politeness, fetch_to_file, user_agent
+    from kg.orchestrate.outdir import check_not_in_build
 
     check_not_in_build(out, "-o")
 

@@ -67,8 +67,8 @@ def neo4j_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from kg.build import curated_away
     from kg.exporters.neo4j import apply_schema, connect, database_counts, load_neo4j
+    from kg.orchestrate import curated_away
 
     settings = neo4j_settings(uri=uri, username=username, password=password, database=database)
     if schema_only:

@@ -81,8 +81,8 @@ def update(
 
         15 6 * * *  cd ~/graphs && kg update ml --category cs.CL --neo4j    (a crontab line)
     """
-    from kg.build.update import update as run_update
     from kg.ingest.sources import ArxivOai, HfDaily, PoliteClient, Politeness, user_agent
+    from kg.orchestrate.update import update as run_update
 
     if source is SourceName.arxiv:
         url = base_url or OAI_URL

@@ -41,7 +41,7 @@ def file_digest(path: Path) -> str:
 def write_user_file(path: Path, text: str) -> Path:
     """Write ``text`` over a user's file (a curation file, saved scores) whole: through a
     link to the file it points to, keeping the file's mode (a new file gets the umask's).
-    The checks come first (:func:`kg.build.outdir.check_user_file`)."""
+    The checks come first (:func:`kg.orchestrate.outdir.check_user_file`)."""
     real = Path(os.path.realpath(path))
     mode = stat.S_IMODE(real.stat().st_mode) if real.exists() else None
     atomic_write_text(real, text, mode=mode)

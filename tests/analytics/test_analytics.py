@@ -191,8 +191,8 @@ VARIANTS = [
 
 
 def test_leaderboards_keep_metric_variants_apart_on_a_real_build(tmp_path):
-    from kg.build import build
     from kg.exporters.jsonio import read_build_graph
+    from kg.orchestrate import build
 
     src = tmp_path / "abstracts.txt"
     src.write_text("\n\n".join(VARIANTS) + "\n", encoding="utf-8")

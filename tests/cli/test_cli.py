@@ -157,9 +157,9 @@ def test_cli_cypher_bad_query_is_a_clear_error(example_build):
 
 
 def test_build_rerun_replaces_output_atomically(tmp_path, monkeypatch):
-    from kg.build import build
     from kg.errors import BuildError
     from kg.exporters import report
+    from kg.orchestrate import build
 
     out = tmp_path / "out"
     build([EXAMPLES], out, exporters=("jsonl", "report"))

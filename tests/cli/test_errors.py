@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from kg.cli import app
 from kg.query import get_query
-from tests.build.test_curation import papers_build
+from tests.orchestrate.test_curation import papers_build
 
 runner = CliRunner()
 

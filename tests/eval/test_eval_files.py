@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.cli import app
-from tests.build.test_curation import papers_build
+from tests.orchestrate.test_curation import papers_build
 
 runner = CliRunner()
 

@@ -36,7 +36,7 @@ def test_quality_dev_gold_results(dev_scores):
 @pytest.fixture(scope="module")
 def silver_test_scores(tmp_path_factory):
     """``kg eval`` of a build of the 120 abstracts of gold/silver/test.jsonl."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     gold = shared_path("gold", "silver", "test.jsonl")
     inputs = shared_path("gold", "silver", "test_abstracts.jsonl")
@@ -59,7 +59,7 @@ def test_quality_silver_test(silver_test_scores):
 def accurate_silver_test_scores(tmp_path_factory):
     """``kg eval`` of an accurate build (the encoder tagger's second opinion) of the 120
     abstracts of gold/silver/test.jsonl."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     gold = shared_path("gold", "silver", "test.jsonl")
     inputs = shared_path("gold", "silver", "test_abstracts.jsonl")

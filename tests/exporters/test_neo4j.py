@@ -131,7 +131,7 @@ def _expected_support(*graphs: nx.MultiDiGraph) -> tuple[dict, dict]:
 
 
 def test_incremental_load_merges_and_counts_each_paper_once(tmp_path, empty_neo4j):
-    from kg.build import build
+    from kg.orchestrate import build
 
     paragraphs = EXAMPLES.read_text(encoding="utf-8").split("\n\n")[1:]
     part_a, part_b = paragraphs[:7], paragraphs[5:]  # two papers in both

@@ -343,7 +343,7 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path):
     """A COPY that finds the write buffer pool full is taken up again with a pool twice as
     big (up to --ladybug-memory-max-mb): the store then holds what a roomy pool's holds,
     and the report says how the pool grew."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
@@ -360,7 +360,7 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path):
 def test_the_build_report_names_forward_only_tables(tmp_path):
     """A build that stores relationship tables forward only says so in its report, since
     undirected patterns over them (path-between) are refused; a small build says nothing."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
@@ -379,7 +379,7 @@ def test_the_build_report_names_forward_only_tables(tmp_path):
 def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path):
     """Above --ladybug-text-max-papers papers the store leaves Paper.text out (the texts
     would set its memory) and the report says where the texts are; below, they are kept."""
-    from kg.build import build
+    from kg.orchestrate import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
@@ -403,7 +403,7 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path)
     """With --ladybug-evidence-max-papers below the build's papers the store's relationships
     have no evidence and the report says where it is; unset (the default), they keep it."""
     import kg.exporters.ladybug as ladybug_export
-    from kg.build import build
+    from kg.orchestrate import build
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")

@@ -347,7 +347,7 @@ def test_oxigraph_server_answers_a_shown_query_as_kg_sparql_does(example_build, 
 
 
 def test_store_without_turtle_is_streamed_from_the_tables(example_build, tmp_path):
-    from kg.build import build
+    from kg.orchestrate import build
 
     out = tmp_path / "out"
     build([EXAMPLES], out, exporters=("oxigraph",))

@@ -13,14 +13,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg import __version__
-from kg.build.curation import (
+from kg.errors import BuildError, ExportError, InputError, KgError
+from kg.exporters import EXPORTERS
+from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
+from kg.graph.store import ENTITIES, TABLES, GraphTables
+from kg.ingest import FieldMap, Skipped
+from kg.ingest.readers import InputFiles, list_inputs
+from kg.ingest.record import DEFAULT_MAX_CHARS
+from kg.orchestrate.curation import (
     CURATION_LOG,
     _read_curation,
     _write_curation_log,
     remembered_curation,
 )
-from kg.build.graph import write_graph_tables
-from kg.build.outdir import (
+from kg.orchestrate.graph import write_graph_tables
+from kg.orchestrate.outdir import (
     check_output_dir,
     derived_files,
     locked,
@@ -31,7 +38,7 @@ from kg.build.outdir import (
     replace_dir,
     write_manifest,
 )
-from kg.build.shards import (
+from kg.orchestrate.shards import (
     LOCALS,
     PAPERS,
     PAPERS_PER_SHARD,
@@ -39,14 +46,7 @@ from kg.build.shards import (
     _complete_shards,
     _extract_new_papers,
 )
-from kg.build.summary import BuildSummary
-from kg.errors import BuildError, ExportError, InputError, KgError
-from kg.exporters import EXPORTERS
-from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
-from kg.graph.store import ENTITIES, TABLES, GraphTables
-from kg.ingest import FieldMap, Skipped
-from kg.ingest.readers import InputFiles, list_inputs
-from kg.ingest.record import DEFAULT_MAX_CHARS
+from kg.orchestrate.summary import BuildSummary
 from kg.resolve.resolver import resolve_table
 from kg.schema import ENTITY_TYPES
 from kg.util.files import file_digest

@@ -9,7 +9,6 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from kg.build.summary import BuildSummary
 from kg.graph.store import TABLES
 from kg.ingest import Record, Skipped, read
 from kg.nlp.extraction import (
@@ -18,6 +17,7 @@ from kg.nlp.extraction import (
     extraction_from_dict,
     extraction_to_dict,
 )
+from kg.orchestrate.summary import BuildSummary
 from kg.resolve import local_entities
 from kg.resolve.local import local_rows, locals_schema
 from kg.util.tables import shard_files, write_table
@@ -172,7 +172,7 @@ def _extract_new_papers(
 
     records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
     writer = _ShardedExtractions(tables, papers_per_shard)
-    from kg.nlp.runner import extract  # spaCy loads here, not when kg.build is imported
+    from kg.nlp.runner import extract  # spaCy loads here, not when kg.orchestrate is imported
 
     extracted = extract(
         records,

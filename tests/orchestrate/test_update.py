@@ -10,11 +10,11 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from kg.build import build
-from kg.build.update import update, updates_dir
 from kg.exporters.jsonio import read_build_source
 from kg.exporters.neo4j import database_counts, load_neo4j
 from kg.ingest.sources import ArxivOai, PoliteClient, Politeness
+from kg.orchestrate import build
+from kg.orchestrate.update import update, updates_dir
 from tests.sources_server import (
     Answer,
     SourceServer,

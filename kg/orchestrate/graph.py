@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kg.build.shards import _extractions
 from kg.graph.boards import board_properties
 from kg.graph.store import GraphTables, GraphTableWriter, merge_edge_tables, set_node_properties
+from kg.orchestrate.shards import _extractions
 from kg.resolve import local_entities, paper_record
 from kg.util.tables import DUCKDB_MEMORY
 

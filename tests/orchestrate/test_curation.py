@@ -11,12 +11,12 @@ import pytest
 from rdflib import Graph, Literal
 from typer.testing import CliRunner
 
-from kg.build import build
 from kg.cli import app
 from kg.errors import KgError
 from kg.exporters.jsonio import read_build_source
 from kg.exporters.neo4j import load_neo4j
 from kg.exporters.vocab import KGO
+from kg.orchestrate import build
 from kg.query import LadybugEngine
 from kg.resolve.curation import read_curation
 
@@ -214,8 +214,8 @@ def test_kg_curate_checks_entries_against_a_build(curated, tmp_path):
 def test_curation_survives_kg_update(curated, tmp_path):
     import shutil
 
-    from kg.build.update import update
     from kg.ingest.sources import ArxivOai, PoliteClient, Politeness
+    from kg.orchestrate.update import update
     from tests.sources_server import Answer, SourceServer, oai_page, oai_record, paper
 
     base, _, _ = curated

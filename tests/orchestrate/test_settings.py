@@ -11,12 +11,12 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from kg.build import build
-from kg.build.update import updates_dir
 from kg.cli import app
 from kg.errors import BuildError
 from kg.nlp.pipeline import pipeline_config
-from tests.build.test_curation import _papers
+from kg.orchestrate import build
+from kg.orchestrate.update import updates_dir
+from tests.orchestrate.test_curation import _papers
 from tests.sources_server import Answer, SourceServer, oai_page, oai_record, paper
 
 runner = CliRunner()

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.build.outdir import read_manifest
-from kg.build.run import build
-from kg.build.shards import paper_digests, record_digest
-from kg.build.summary import BuildSummary
 from kg.errors import BuildError
 from kg.graph.store import TABLES
 from kg.ingest import Record, read
 from kg.ingest.sources import FetchSummary, PoliteClient, Source, fetch_to_file
 from kg.ingest.sources.harvest import state_path
+from kg.orchestrate.outdir import read_manifest
+from kg.orchestrate.run import build
+from kg.orchestrate.shards import paper_digests, record_digest
+from kg.orchestrate.summary import BuildSummary
 
 __all__ = ["UpdateSummary", "update", "updates_dir", "last_update"]
 
@@ -165,11 +165,11 @@ def update(
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids
     if neo4j_driver is not None:
-        from kg.build.curation import curated_away
         from kg.exporters.jsonio import read_build_source
         from kg.exporters.neo4j import load_neo4j, refresh_properties
         from kg.graph.model import BOARD_PROPERTIES
         from kg.graph.store import PaperSubset
+        from kg.orchestrate.curation import curated_away
 
         changed = set(summary.new) | set(summary.replaced)
         source = read_build_source(out)

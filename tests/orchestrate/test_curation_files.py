@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from kg.build import build
 from kg.cli import app
 from kg.errors import KgError
+from kg.orchestrate import build
 from kg.resolve.curation import parse_curation, read_curation
-from tests.build.test_curation import TEXTS, _by_paper, _papers
+from tests.orchestrate.test_curation import TEXTS, _by_paper, _papers
 
 runner = CliRunner()
 

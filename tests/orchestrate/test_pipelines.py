@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from kg.build import build
 from kg.errors import BuildError
 from kg.eval import evaluate_files, format_table
+from kg.orchestrate import build
 
 ABSTRACTS = [
     "We propose SparseNet, a pruning method. SparseNet reaches 76.1% top-1 accuracy on "

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.build import build
 from kg.exporters.jsonio import read_build_graph, read_graph_json
+from kg.orchestrate import build
 from tests.conftest import ROOT, shared_path
 
 pytestmark = pytest.mark.slow  # builds hundreds of abstracts per module

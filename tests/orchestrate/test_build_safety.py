@@ -148,8 +148,8 @@ def test_failed_build_with_a_crashing_exporter_keeps_the_old_output(tmp_path, mo
 def test_a_build_failing_after_extraction_keeps_the_papers_for_resume(tmp_path, monkeypatch):
     """An export that fails after hours of extraction must not throw the extraction away:
     the shards stay, and --resume exports them without extracting again."""
-    from kg.build.outdir import partial_dir
     from kg.exporters import rdf
+    from kg.orchestrate.outdir import partial_dir
 
     papers = _papers(tmp_path / "in.jsonl", n=3)
     fresh = tmp_path / "fresh"
