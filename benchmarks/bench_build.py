@@ -38,11 +38,11 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "ml_abstracts.jsonl.gz"
 
 _CHILD = """
 import json, sys, time
-from kg.orchestrate import build
+from kg.orchestrate import ExtractOptions, Target, build
 t0 = time.perf_counter()
 scheduler = sys.argv[5] or None
-summary = build([sys.argv[1]], sys.argv[2], n_process=int(sys.argv[3]), scheduler=scheduler,
-                resume=sys.argv[6] == "resume", pipeline=sys.argv[7])
+extract = ExtractOptions(n_process=int(sys.argv[3]), scheduler=scheduler, pipeline=sys.argv[7])
+summary = build([sys.argv[1]], Target(sys.argv[2], resume=sys.argv[6] == "resume"), extract)
 wall = time.perf_counter() - t0
 json.dump({"papers": summary.papers, "skipped": len(summary.skipped), "wall": wall,
            "timings": summary.timings, "nodes": summary.nodes, "edges": summary.edges},

@@ -175,6 +175,7 @@ def main() -> None:
 
     import kg.orchestrate.run as kb
     from kg.exporters import jsonio, ladybug, oxigraph, rdf, report
+    from kg.orchestrate import Target
     from kg.orchestrate.outdir import partial_dir
 
     work = args.work or Path(tempfile.mkdtemp(prefix="kg-stage-mem-"))
@@ -208,7 +209,7 @@ def main() -> None:
     report.write_report = _measured("report", report.write_report, rows, sampler)
 
     _reset_hwm()
-    summary = kb.build(args.inputs, out, resume=True)
+    summary = kb.build(args.inputs, Target(out, resume=True))
     anon, file, tree = sampler.take()
     rows.append({"stage": "  (after report)", "peak_mb": round(_status_mb("VmHWM")),
                  "anon_mb": anon, "file_mb": file, "tree_mb": tree})  # fmt: skip

@@ -52,7 +52,7 @@ from kg.nlp.pipeline import load_pipeline
 from kg.nlp.relations import load_relation_classifier
 from kg.nlp.text import clean_text
 from kg.nlp.vocabulary import write_phrase_stats
-from kg.orchestrate import build
+from kg.orchestrate import ExportOptions, ExtractOptions, build
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
             ("relations", "f1"), ("results", "f1"))  # fmt: skip
@@ -142,8 +142,12 @@ def cross_validate(
             fold_config.to_disk(run / "pipeline.cfg")
             with (run / "held_out.jsonl").open("w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(records[g["id"]]) + "\n" for g in held_out)
-            build([run / "held_out.jsonl"], run / "build", config=run / "pipeline.cfg",
-                  exporters=("jsonl",))  # fmt: skip
+            build(
+                [run / "held_out.jsonl"],
+                run / "build",
+                extract=ExtractOptions(config=run / "pipeline.cfg"),
+                export=ExportOptions(outputs=("jsonl",)),
+            )
             with (run / "build" / "extractions.jsonl").open(encoding="utf-8") as fh:
                 held_preds = [json.loads(line) for line in fh]
             preds += held_preds

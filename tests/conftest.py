@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from kg.orchestrate import ExportOptions, ExtractOptions
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 EXAMPLES = ROOT / "examples" / "abstracts.txt"
@@ -209,8 +211,12 @@ def build_2000(tmp_path_factory):
             work.mkdir(exist_ok=True)
             with gzip.open(corpus, "rb") as fh, open(work / "papers.jsonl", "wb") as out:
                 out.writelines(itertools.islice(fh, N_2000))
-            summary = build([work / "papers.jsonl"], work / "out", n_process=2,
-                            exporters=("jsonl", "json", "ttl"))  # fmt: skip
+            summary = build(
+                [work / "papers.jsonl"],
+                work / "out",
+                extract=ExtractOptions(n_process=2),
+                export=ExportOptions(outputs=("jsonl", "json", "ttl")),
+            )
             assert summary.papers == N_2000
             (work / "done").touch()
     return work / "out"

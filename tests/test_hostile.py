@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from kg.cli import app
 from kg.errors import KgError
+from kg.orchestrate import Hooks, Target
 from tests.conftest import shared_path
 from tests.orchestrate.test_build_safety import _tree as _digests
 
@@ -508,11 +509,15 @@ def test_build_counts_its_papers_first_and_names_its_stages(tmp_path):
         totals.append((description, total))
         return items
 
-    summary = build([EXAMPLES], tmp_path / "out", progress=progress, count_first=True,
-                    on_stage=stages.append)  # fmt: skip
+    hooks = Hooks(progress=progress, count_first=True, on_stage=stages.append)
+    summary = build([EXAMPLES], tmp_path / "out", hooks=hooks)
     assert totals == [("Extracting", summary.papers)]
     assert stages[0] == "resolving names across papers"
     assert {"writing graph.ttl", "writing the LadybugDB store graph.lbdb"} <= set(stages)
     totals.clear()
-    build([EXAMPLES], tmp_path / "out", add_to=True, count_first=True, progress=progress)
+    build(
+        [EXAMPLES],
+        Target(tmp_path / "out", add_to=True),
+        hooks=Hooks(count_first=True, progress=progress),
+    )
     assert totals == [("Extracting", 0)]  # nothing new to extract: the total says so

@@ -174,3 +174,11 @@ def test_no_package_or_test_folder_is_named_as_build_output():
     folders = {p.parent for p in sources if "node_modules" not in p.parts}
     named = sorted(str(f.relative_to(ROOT)) for f in folders if f.name in OUTPUT_FOLDER_NAMES)
     assert not named, named
+
+
+def test_build_takes_its_settings_as_a_few_options_objects():
+    import inspect
+
+    from kg.orchestrate import build
+
+    assert len(inspect.signature(build).parameters) <= 6

@@ -70,12 +70,14 @@ def export_options(
     text_max_papers: int | None,
     evidence_max_papers: int | None,
     forward_only_above_mb: int | None,
+    **others,
 ):
     """The :class:`~kg.exporters.registry.ExportOptions` of the LadybugDB limits given (in
-    the order of the options above)."""
+    the order of the options above), and ``others`` (``outputs``, ``graph_json_max``)."""
     from kg.exporters.registry import ExportOptions
 
     return ExportOptions(
+        **others,
         ladybug_memory_mb=memory_mb,
         ladybug_memory_max_mb=memory_max_mb,
         ladybug_text_max_papers=text_max_papers,

@@ -221,40 +221,32 @@ def build(
                 "give one of them"
             )
         out = add_to
+    from kg.orchestrate import ExtractOptions, Hooks, ResolveOptions, Target
     from kg.orchestrate import build as run_build
 
+    extract = ExtractOptions(pipeline=pipeline, config=config, base=base,
+                             min_confidence=min_confidence, fields=fields, max_chars=max_chars,
+                             n_process=jobs, batch_size=batch_size, scheduler=scheduler,
+                             papers_per_shard=papers_per_shard)  # fmt: skip
+    export = export_options(
+        ladybug_memory_mb,
+        ladybug_memory_max_mb,
+        ladybug_text_max_papers,
+        ladybug_evidence_max_papers,
+        ladybug_forward_only_above_mb,
+        outputs=tuple(only) if only else EXPORTERS,
+        graph_json_max=graph_json_max,
+    )
+    hooks = Hooks(progress=progress, on_skip=warn, on_inputs=reading,
+                  count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
+                  on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False))  # fmt: skip
     summary = run_build(
         inputs,
-        out,
-        n_process=jobs,
-        batch_size=batch_size,
-        base=base,
-        config=config,
-        pipeline=pipeline,
-        fields=fields,
-        max_chars=max_chars,
-        exporters=tuple(only) if only else EXPORTERS,
-        force=force,
-        min_confidence=min_confidence,
-        progress=progress,
-        on_skip=warn,
-        on_inputs=reading,
-        add_to=add_to is not None,
-        resume=resume,
-        graph_json_max=graph_json_max,
-        scheduler=scheduler,
-        count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
-        on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False),
-        curation=curation,
-        papers_per_shard=papers_per_shard,
-        duckdb_memory=duckdb_memory,
-        export_options=export_options(
-            ladybug_memory_mb,
-            ladybug_memory_max_mb,
-            ladybug_text_max_papers,
-            ladybug_evidence_max_papers,
-            ladybug_forward_only_above_mb,
-        ),  # fmt: skip
+        Target(out, force=force, add_to=add_to is not None, resume=resume),
+        extract,
+        ResolveOptions(curation=curation, duckdb_memory=duckdb_memory),
+        export,
+        hooks,
     )
     if summary.resumed:
         stdout.print(f"resumed: {summary.resumed} papers were already extracted", highlight=False)

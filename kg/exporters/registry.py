@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.exporters import GRAPH_JSON_MAX
+from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
 from kg.graph.store import GraphSource
 
 __all__ = ["GRAPH_EXPORTERS", "ExportOptions", "ExportResult", "Exporter"]
@@ -20,8 +20,10 @@ __all__ = ["GRAPH_EXPORTERS", "ExportOptions", "ExportResult", "Exporter"]
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """What the exporters may be told (the CLI fills it from flags)."""
+    """What to export and what the exporters may be told (the CLI fills it from flags)."""
 
+    outputs: tuple[str, ...] = EXPORTERS
+    """The outputs a build writes, by exporter name (:data:`kg.exporters.EXPORTERS`)."""
     graph_json_max: int = GRAPH_JSON_MAX
     """Write graph.json only when the graph has at most this many nodes plus relationships."""
     ladybug_memory_mb: int | None = None

@@ -7,19 +7,18 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from kg import __version__
 from kg.errors import BuildError, ExportError, InputError, KgError
 from kg.exporters import EXPORTERS
 from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
 from kg.graph.store import ENTITIES, TABLES, GraphTables
-from kg.ingest import FieldMap, Skipped
+from kg.ingest import FieldMap
 from kg.ingest.readers import InputFiles, list_inputs
-from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.orchestrate.curation import (
     CURATION_LOG,
     _read_curation,
@@ -27,6 +26,7 @@ from kg.orchestrate.curation import (
     remembered_curation,
 )
 from kg.orchestrate.graph import write_graph_tables
+from kg.orchestrate.options import ExtractOptions, Hooks, ResolveOptions, Target
 from kg.orchestrate.outdir import (
     check_output_dir,
     derived_files,
@@ -41,7 +41,6 @@ from kg.orchestrate.outdir import (
 from kg.orchestrate.shards import (
     LOCALS,
     PAPERS,
-    PAPERS_PER_SHARD,
     PREVIOUS,
     _complete_shards,
     _extract_new_papers,
@@ -54,97 +53,44 @@ from kg.util.tables import DUCKDB_MEMORY, duckdb_connection, glob_of, release_me
 
 __all__ = ["BuildSummary", "build"]
 
-T = TypeVar("T")
-
-
-def _identity(items: Iterable[T], **_: Any) -> Iterable[T]:
-    return items
+_EXTRACT, _RESOLVE, _EXPORT, _HOOKS = ExtractOptions(), ResolveOptions(), ExportOptions(), Hooks()
 
 
 def build(
     inputs: Iterable[str | Path],
-    out_dir: str | Path,
-    *,
-    n_process: int = 1,
-    batch_size: int = 64,
-    base: str | None = None,
-    config: str | Path | None = None,
-    pipeline: str | None = None,
-    fields: FieldMap | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    exporters: Iterable[str] = EXPORTERS,
-    force: bool = False,
-    min_confidence: float = 0.0,
-    progress: Callable[..., Iterable] = _identity,
-    on_skip: Callable[[Skipped], None] | None = None,
-    on_inputs: Callable[[InputFiles], None] | None = None,
-    add_to: bool = False,
-    resume: bool = False,
-    graph_json_max: int | None = None,
-    scheduler: str | None = None,
-    update: dict | None = None,
-    count_first: bool = False,
-    on_stage: Callable[[str], None] | None = None,
-    curation: str | Path | None = None,
-    papers_per_shard: int = PAPERS_PER_SHARD,
-    export_options: ExportOptions | None = None,
-    duckdb_memory: str = DUCKDB_MEMORY,
+    out: str | Path | Target,
+    extract: ExtractOptions = _EXTRACT,
+    resolve: ResolveOptions = _RESOLVE,
+    export: ExportOptions = _EXPORT,
+    hooks: Hooks = _HOOKS,
 ) -> BuildSummary:
-    """Extract a knowledge graph from ``inputs`` and write every export into ``out_dir``.
+    """Extract a knowledge graph from ``inputs`` and write every export into ``out``: a
+    directory, or a :class:`Target` (``force``, ``add_to``, ``resume``).
 
-    The outputs are written into a temporary sibling directory that replaces ``out_dir``
-    only when everything is written, so a failed or killed build leaves the previous
-    output as it was. ``out_dir`` must be new, empty, or an earlier build's (marked by
-    ``kg-build.json``) holding nothing else; ``force=True`` replaces any directory, but an
-    input inside ``out_dir`` is refused even then. A lock beside ``out_dir`` refuses a
-    second build into the same place while one runs.
+    The outputs go into a temporary sibling directory that replaces the output only when
+    everything is written, so a failed or killed build leaves the previous one as it was.
+    The directory must be new, empty or an earlier build's; ``force`` replaces any other,
+    but never one holding an input. A lock refuses a second build into the same place.
+    ``add_to`` extracts only the papers the build there lacks or whose text changed, then
+    resolves and exports everything, with the build's own pipeline and curation unless
+    others are given; ``resume`` takes over the shards a killed build left.
 
-    ``pipeline`` names the shipped pipeline (:data:`~kg.nlp.pipeline.PIPELINES`:
-    ``fast`` or ``accurate``; default: ``fast``, or with ``add_to`` the build's own);
-    ``config``, a spaCy config of one's own, replaces it.
-
-    ``min_confidence`` leaves out relations whose confidence (the calibrated chance that
-    the relation is right) is below it.
-
-    ``add_to=True`` adds ``inputs`` to the build already in ``out_dir``: only papers whose
-    id it does not hold, or whose title or abstract changed, are extracted; the rest is
-    taken from it, then everything is resolved and exported again. ``resume=True`` takes
-    over the extraction shards a killed build into ``out_dir`` left (same inputs and
-    settings), extracting only the rest. ``graph.json`` is written only when the graph has
-    at most ``graph_json_max`` nodes plus relationships (default :data:`GRAPH_JSON_MAX`).
-    ``scheduler`` runs extraction on a Dask cluster (``tcp://host:8786``) or on
-    ``local:N`` worker processes instead of the ``n_process`` pool. ``update`` (what
-    ``kg update`` fetched) is added to the manifest's list of updates, which ``add_to``
-    carries over.
-
-    ``curation`` names a curation file (:mod:`kg.resolve.curation`): a lab's own fixes,
-    applied after resolution. The build remembers it, so ``add_to`` (and ``kg update``)
-    apply it again unless given another. Extractions are kept in shards of
-    ``papers_per_shard`` papers (what ``resume`` takes over). ``export_options`` tells the
-    exporters their limits (:class:`~kg.exporters.registry.ExportOptions`; a
-    ``graph_json_max`` given on its own wins). DuckDB, which resolves names and merges the
-    relationships' rows, is held to ``duckdb_memory`` and spills past it.
-
-    ``progress(iterable, description=..., total=...)`` may wrap the record stream (e.g. a
-    progress bar); with ``count_first`` the input files are read once before extraction
-    to count the papers to extract, its ``total`` (None for standard input). ``on_stage``
-    is told the name of each stage as it starts (resolving names, writing graph.ttl, ...);
-    ``on_inputs`` is told which files are read and which directory entries are ignored.
+    ``extract`` (:class:`ExtractOptions`), ``resolve`` (:class:`ResolveOptions`),
+    ``export`` (:class:`~kg.exporters.registry.ExportOptions`) and ``hooks``
+    (:class:`Hooks`) are what the CLI's flags set.
 
     Raises
     ------
     InputError
         An input path does not exist (nothing is read or written).
     OutputDirError
-        ``out_dir`` may not be replaced, or another build holds its lock.
+        The output directory may not be replaced, or another build holds its lock.
     BuildError
         No abstract could be read, or a stage failed; the old output is kept.
     """
-    exporters = tuple(exporters)
-    unknown = set(exporters) - set(EXPORTERS)
-    if unknown:
-        raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
-    out_dir = Path(out_dir)
+    target = out if isinstance(out, Target) else Target(out)
+    _check_options(extract, export)
+    out_dir = Path(target.path)
     link = None
     if out_dir.is_symlink():  # written through: the folder it points to is the output
         link, out_dir = out_dir, Path(os.path.realpath(out_dir))
@@ -152,130 +98,161 @@ def build(
     if listed.missing:
         raise InputError(listed.missing[0], None, "no such file or directory; check the path")
     given = [Path(f) for f in listed.files if f != "-"]
-    check_output_dir(out_dir, given, force=force)
-    if scheduler is not None:
-        from kg.nlp.distributed import parse_scheduler
-
-        parse_scheduler(scheduler)  # a typo fails here, before anything is written
-    built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if add_to else {}
-    about = _pipeline_settings(pipeline, config, base, min_confidence, built)
-    settings = {
-        "version": __version__,
-        **about,
-        "max_chars": max_chars,
-        "fields": repr(fields or FieldMap()),
-    }
-    previous_inputs: list[str] = []
-    updates: list[dict] = []
-    if add_to:
-        previous_inputs = _check_add_to(out_dir, about)
-        updates = list((read_manifest(out_dir) or {}).get("updates") or [])
-        if curation is None:
-            curation = remembered_curation(built)
-    curated_by = _read_curation(curation, out_dir if add_to else None)
-    if curation:
-        given.append(Path(curation))  # an input too: never deleted, whatever --force says
-        check_output_dir(out_dir, given, force=force)
-        about["curation"] = {"path": str(Path(curation).resolve()), "digest": curated_by.digest}
-    if update is not None:
-        updates.append(update)
-    if on_inputs is not None:
-        on_inputs(listed)
-    summary = BuildSummary(out_dir=out_dir, pipeline=about["name"])
+    check_output_dir(out_dir, given, force=target.force)
+    plan = _plan(out_dir, target, extract, resolve, listed)
+    if plan.inputs_given:
+        given += plan.inputs_given
+        check_output_dir(out_dir, given, force=target.force)
+    if hooks.on_inputs is not None:
+        hooks.on_inputs(listed)
+    summary = BuildSummary(out_dir=out_dir, pipeline=plan.about["name"])
     if link is not None:
         summary.notes.append(f"{link} is a link to {out_dir}: the build was written there")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    state = {**settings, "inputs": listed.files, "add_to": add_to,
-             "curation": about.get("curation")}  # fmt: skip
     with locked(out_dir):
-        check_output_dir(out_dir, given, force=force)  # again, now that no one else writes
-        tmp = partial_dir(out_dir)
-        if resume and tmp.is_dir():
-            _check_resume(tmp, state)
-            _complete_shards(tmp / TABLES)
-            _drop_exports(tmp)
-        elif tmp.exists():
-            shutil.rmtree(tmp)  # an interrupted build's, not resumed: start afresh
-        tmp.mkdir(exist_ok=True)
-        (tmp / RESUME_STATE).write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+        check_output_dir(out_dir, given, force=target.force)  # again, now that no one else writes
+        tmp = _partial(out_dir, target.resume, plan.state)
         try:
             extract_papers = partial(
                 _extract_new_papers,
                 summary=summary,
                 inputs=listed,
-                n_process=n_process,
-                batch_size=batch_size,
-                base=about["base"]["name"],
-                config=_config_to_load(about),
-                fields=fields,
-                max_chars=max_chars,
-                min_confidence=min_confidence,
-                progress=progress,
-                on_skip=on_skip,
-                previous=out_dir if add_to else None,
-                scheduler=scheduler,
-                count_first=count_first,
-                papers_per_shard=papers_per_shard,
+                extract=extract,
+                hooks=hooks,
+                base=plan.about["base"]["name"],
+                config=_config_to_load(plan.about),
+                previous=out_dir if target.add_to else None,
             )
-            _build_into(
-                tmp,
-                summary,
-                extract_papers,
-                on_stage=on_stage or (lambda _: None),
-                exporters=exporters,
-                options=replace(
-                    export_options or ExportOptions(),
-                    **({} if graph_json_max is None else {"graph_json_max": graph_json_max}),
-                ),
-                curation=curated_by,
-                duckdb_memory=duckdb_memory,
-            )
-            if summary.metadata_notes:
-                summary.notes.append(
-                    f"{summary.metadata_notes} unreadable metadata values (years, dates) were "
-                    "left out of records that were kept; the messages above say where"
-                )
-            if summary.papers == 0:
-                raise BuildError(
-                    f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
-                    f"messages above); {_kept(out_dir)}"
-                )
-            (tmp / RESUME_STATE).unlink()
-            inputs_all = list(dict.fromkeys([*previous_inputs, *listed.files]))
-            write_manifest(
-                tmp, version=__version__, inputs=inputs_all, pipeline=about, updates=updates
-            )
-            summary.files = sorted(p.name for p in tmp.iterdir())
-            removed = derived_files(out_dir) if out_dir.is_dir() else []
-            replace_dir(tmp, out_dir)
-            if removed:
-                summary.notes.append(
-                    f"removed {', '.join(removed)} of the previous build: they showed the old "
-                    "graph (write them again with kg viz, kg analyze or kg export)"
-                )
+            _build_into(tmp, summary, extract_papers, hooks.on_stage or (lambda _: None),
+                        export, plan.curation, resolve.duckdb_memory)  # fmt: skip
+            _finish(tmp, out_dir, summary, plan)
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 raise  # an interrupt: the shards stay for --resume
-            if no_space(exc):  # what was written keeps the disk full: it goes
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise BuildError(
-                    f"the build failed: no space left on the device holding {tmp.parent} "
-                    f"(mounted at {mount_point(tmp.parent)}); the partial output was "
-                    f"removed; {_kept(out_dir)}. Free some space, or write elsewhere (-o DIR)"
-                ) from exc
-            extracted = _extracted_count(tmp / TABLES)
-            if not extracted:
-                shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(exc, BuildError) and not extracted:
+            error = _failed(exc, tmp, out_dir)
+            if error is exc:
                 raise
-            why = str(exc) if isinstance(exc, KgError) else f"{type(exc).__name__}: {exc}"
-            if extracted:  # hours of extraction are not thrown away for an export's error
-                why += (
-                    f"; the {extracted:,} papers extracted are kept in {tmp}, and the same "
-                    "command with --resume exports them without extracting them again"
-                )
-            raise BuildError(f"the build failed ({why}); {_kept(out_dir)}") from exc
+            raise error from exc
     return summary
+
+
+def _check_options(extract: ExtractOptions, export: ExportOptions) -> None:
+    """Refuse an unknown output or a mistyped scheduler before anything is written."""
+    unknown = set(export.outputs) - set(EXPORTERS)
+    if unknown:
+        raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
+    if extract.scheduler is not None:
+        from kg.nlp.distributed import parse_scheduler
+
+        parse_scheduler(extract.scheduler)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a build will do, settled before it starts: the pipeline's settings as the
+    manifest keeps them, the state ``--resume`` checks, the curation to apply, the inputs
+    and updates it carries over, and the files it must never delete."""
+
+    about: dict
+    state: dict
+    curation: Any
+    inputs: list[str]
+    updates: list[dict]
+    inputs_given: list[Path]
+
+
+def _plan(out_dir: Path, target: Target, extract: ExtractOptions, resolve: ResolveOptions,
+          listed: InputFiles) -> _Plan:  # fmt: skip
+    built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if target.add_to else {}
+    about = _pipeline_settings(
+        extract.pipeline, extract.config, extract.base, extract.min_confidence, built
+    )
+    previous_inputs: list[str] = []
+    updates: list[dict] = []
+    curation = resolve.curation
+    if target.add_to:
+        previous_inputs = _check_add_to(out_dir, about)
+        updates = list((read_manifest(out_dir) or {}).get("updates") or [])
+        if curation is None:
+            curation = remembered_curation(built)
+    curated_by = _read_curation(curation, out_dir if target.add_to else None)
+    given = []
+    if curation:
+        given.append(Path(curation))  # an input too: never deleted, whatever --force says
+        about["curation"] = {"path": str(Path(curation).resolve()), "digest": curated_by.digest}
+    if target.update is not None:
+        updates.append(target.update)
+    settings = {"version": __version__, **about, "max_chars": extract.max_chars,
+                "fields": repr(extract.fields or FieldMap())}  # fmt: skip
+    state = {**settings, "inputs": listed.files, "add_to": target.add_to,
+             "curation": about.get("curation")}  # fmt: skip
+    inputs = list(dict.fromkeys([*previous_inputs, *listed.files]))
+    return _Plan(about, state, curated_by, inputs, updates, given)
+
+
+def _partial(out_dir: Path, resume: bool, state: dict) -> Path:
+    """The temporary directory the build writes into: a killed build's, taken over with
+    ``resume`` (same state), else a fresh one."""
+    tmp = partial_dir(out_dir)
+    if resume and tmp.is_dir():
+        _check_resume(tmp, state)
+        _complete_shards(tmp / TABLES)
+        _drop_exports(tmp)
+    elif tmp.exists():
+        shutil.rmtree(tmp)  # an interrupted build's, not resumed: start afresh
+    tmp.mkdir(exist_ok=True)
+    (tmp / RESUME_STATE).write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+    return tmp
+
+
+def _finish(tmp: Path, out_dir: Path, summary: BuildSummary, plan: _Plan) -> None:
+    """Check the build read something, write its manifest and put it in place."""
+    if summary.metadata_notes:
+        summary.notes.append(
+            f"{summary.metadata_notes} unreadable metadata values (years, dates) were "
+            "left out of records that were kept; the messages above say where"
+        )
+    if summary.papers == 0:
+        raise BuildError(
+            f"no abstracts could be read (skipped: {len(summary.skipped)}; see the "
+            f"messages above); {_kept(out_dir)}"
+        )
+    (tmp / RESUME_STATE).unlink()
+    write_manifest(
+        tmp, version=__version__, inputs=plan.inputs, pipeline=plan.about, updates=plan.updates
+    )
+    summary.files = sorted(p.name for p in tmp.iterdir())
+    removed = derived_files(out_dir) if out_dir.is_dir() else []
+    replace_dir(tmp, out_dir)
+    if removed:
+        summary.notes.append(
+            f"removed {', '.join(removed)} of the previous build: they showed the old "
+            "graph (write them again with kg viz, kg analyze or kg export)"
+        )
+
+
+def _failed(exc: Exception, tmp: Path, out_dir: Path) -> Exception:
+    """The error a failed build raises; what it extracted stays for ``--resume`` unless
+    the disk is full."""
+    if no_space(exc):  # what was written keeps the disk full: it goes
+        shutil.rmtree(tmp, ignore_errors=True)
+        return BuildError(
+            f"the build failed: no space left on the device holding {tmp.parent} "
+            f"(mounted at {mount_point(tmp.parent)}); the partial output was "
+            f"removed; {_kept(out_dir)}. Free some space, or write elsewhere (-o DIR)"
+        )
+    extracted = _extracted_count(tmp / TABLES)
+    if not extracted:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if isinstance(exc, BuildError) and not extracted:
+        return exc
+    why = str(exc) if isinstance(exc, KgError) else f"{type(exc).__name__}: {exc}"
+    if extracted:  # hours of extraction are not thrown away for an export's error
+        why += (
+            f"; the {extracted:,} papers extracted are kept in {tmp}, and the same "
+            "command with --resume exports them without extracting them again"
+        )
+    return BuildError(f"the build failed ({why}); {_kept(out_dir)}")
 
 
 RESUME_STATE = "kg-build-partial.json"
@@ -405,10 +382,8 @@ def _build_into(
     tmp: Path,
     summary: BuildSummary,
     extract_papers: Callable[[Path], None],
-    *,
     on_stage: Callable[[str], None],
-    exporters,
-    options: ExportOptions,
+    export: ExportOptions,
     curation=None,
     duckdb_memory: str = DUCKDB_MEMORY,
 ) -> None:
@@ -448,7 +423,7 @@ def _build_into(
     on_stage("writing extractions.jsonl and the graph's tables")
     t0 = time.perf_counter()
     summary.papers += write_graph_tables(
-        tmp, resolution, jsonl="jsonl" in exporters, spill=spill, memory=duckdb_memory
+        tmp, resolution, jsonl="jsonl" in export.outputs, spill=spill, memory=duckdb_memory
     )
     timings["graph+jsonl"] = time.perf_counter() - t0
     release_memory()
@@ -461,14 +436,14 @@ def _build_into(
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
     for name, exporter in GRAPH_EXPORTERS.items():
-        if name not in exporters:
+        if name not in export.outputs:
             continue
         on_stage(exporter.stage)
         t0 = time.perf_counter()
-        summary.notes += exporter.write(source, tmp, options).notes
+        summary.notes += exporter.write(source, tmp, export).notes
         timings[name] = time.perf_counter() - t0
         release_memory()
-    if "report" in exporters:
+    if "report" in export.outputs:
         on_stage("writing report.md")
         t0 = time.perf_counter()
         from kg.exporters import report

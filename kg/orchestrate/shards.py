@@ -17,6 +17,7 @@ from kg.nlp.extraction import (
     extraction_from_dict,
     extraction_to_dict,
 )
+from kg.orchestrate.options import PAPERS_PER_SHARD, ExtractOptions, Hooks
 from kg.orchestrate.summary import BuildSummary
 from kg.resolve import local_entities
 from kg.resolve.local import local_rows, locals_schema
@@ -24,9 +25,6 @@ from kg.util.tables import shard_files, write_table
 
 PAPERS = "papers"
 LOCALS = "locals"
-PAPERS_PER_SHARD = 1000
-"""Papers per extraction shard: what a killed build loses at most, and what --resume skips
-(``kg build --papers-per-shard``, ``KG_PAPERS_PER_SHARD`` changes it)."""
 
 
 def _papers_schema():
@@ -132,20 +130,12 @@ def _extract_new_papers(
     tables: Path,
     summary: BuildSummary,
     inputs,
+    extract: ExtractOptions,
+    hooks: Hooks,
     *,
-    n_process,
-    batch_size,
-    base,
-    config,
-    fields,
-    max_chars,
-    min_confidence,
-    progress,
-    on_skip,
+    base: str | None,
+    config: str | None,
     previous: Path | None,
-    scheduler: str | None,
-    count_first: bool = False,
-    papers_per_shard: int = PAPERS_PER_SHARD,
 ) -> None:
     """Extract the papers of ``inputs`` that ``tables`` (a resumed build's shards) and the
     build at ``previous`` (``--add-to``) do not hold into shards under ``tables``. Its own
@@ -170,28 +160,32 @@ def _extract_new_papers(
                 continue
             yield rec
 
-    records = todo(_records(read(inputs, fields=fields, max_chars=max_chars), summary, on_skip))
-    writer = _ShardedExtractions(tables, papers_per_shard)
-    from kg.nlp.runner import extract  # spaCy loads here, not when kg.orchestrate is imported
+    def records_of() -> Iterator[Record | Skipped]:
+        return read(inputs, fields=extract.fields, max_chars=extract.max_chars)
 
-    extracted = extract(
+    records = todo(_records(records_of(), summary, hooks.on_skip))
+    writer = _ShardedExtractions(tables, extract.papers_per_shard)
+    # spaCy loads here, not when kg.orchestrate is imported
+    from kg.nlp.runner import extract as run_pipeline
+
+    extracted = run_pipeline(
         records,
-        n_process=n_process,
-        batch_size=batch_size,
+        n_process=extract.n_process,
+        batch_size=extract.batch_size,
         base=base,
         config=config,
-        scheduler=scheduler,
+        scheduler=extract.scheduler,
     )
     total = None
-    if count_first and "-" not in inputs.files:
-        total = _count_todo(read(inputs, fields=fields, max_chars=max_chars), old, done)
-    for item in progress(extracted, description="Extracting", total=total):
+    if hooks.count_first and "-" not in inputs.files:
+        total = _count_todo(records_of(), old, done)
+    for item in hooks.progress(extracted, description="Extracting", total=total):
         if isinstance(item, Skipped):
             summary.skipped.append(item)
-            if on_skip is not None:
-                on_skip(item)
+            if hooks.on_skip is not None:
+                hooks.on_skip(item)
             continue
-        item = confident(item, min_confidence)
+        item = confident(item, extract.min_confidence)
         writer.add(item, record_digest(item.record))
     writer.flush()
     if previous is not None:

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import BuildError
+from kg.exporters.registry import ExportOptions
 from kg.graph.store import TABLES
 from kg.ingest import Record, read
 from kg.ingest.sources import FetchSummary, PoliteClient, Source, fetch_to_file
 from kg.ingest.sources.harvest import state_path
+from kg.orchestrate.options import ExtractOptions, Hooks, Target
 from kg.orchestrate.outdir import read_manifest
 from kg.orchestrate.run import build
 from kg.orchestrate.shards import paper_digests, record_digest
@@ -153,14 +155,10 @@ def update(
     }
     summary.build = build(
         [fetch_file],
-        out,
-        add_to=True,  # the build's own pipeline, config, base and curation
-        n_process=n_process,
-        min_confidence=pipeline.get("min_confidence", 0.0),
-        update=entry,
-        **({"progress": progress} if progress else {}),
-        on_skip=on_skip,
-        export_options=export_options,
+        Target(out, add_to=True, update=entry),  # the build's own pipeline, base, curation
+        ExtractOptions(n_process=n_process, min_confidence=pipeline.get("min_confidence", 0.0)),
+        export=export_options or ExportOptions(),
+        hooks=Hooks(**({"progress": progress} if progress else {}), on_skip=on_skip),
     )
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids

@@ -11,6 +11,7 @@ from kg import analytics as A
 from kg.analytics.leaderboards import HIDDEN_IMPOSSIBLE, HIDDEN_NO_METHOD, HIDDEN_SAME
 from kg.analytics.ranking import pagerank
 from kg.graph.assemble import add_paper, new_graph
+from kg.orchestrate import ExportOptions
 
 ENT = {"m": "Method", "t": "Task", "d": "Dataset", "k": "Metric"}
 
@@ -196,7 +197,7 @@ def test_leaderboards_keep_metric_variants_apart_on_a_real_build(tmp_path):
 
     src = tmp_path / "abstracts.txt"
     src.write_text("\n\n".join(VARIANTS) + "\n", encoding="utf-8")
-    build([src], tmp_path / "out", exporters=("jsonl",))
+    build([src], tmp_path / "out", export=ExportOptions(outputs=("jsonl",)))
     boards = A.boards_of(read_build_graph(tmp_path / "out"))
     best = {key: (b.rows[0].method, b.rows[0].value) for key, b in boards.items()}
     assert best[("ImageNet", "rFID")] == ("ZorpGAN", 0.43)

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.cli import app
+from kg.orchestrate import ExportOptions
 from tests.conftest import EXAMPLES, shared_path
 
 runner = CliRunner()
@@ -162,9 +163,9 @@ def test_build_rerun_replaces_output_atomically(tmp_path, monkeypatch):
     from kg.orchestrate import build
 
     out = tmp_path / "out"
-    build([EXAMPLES], out, exporters=("jsonl", "report"))
+    build([EXAMPLES], out, export=ExportOptions(outputs=("jsonl", "report")))
     before = (out / "extractions.jsonl").read_text()
-    build([EXAMPLES], out, exporters=("jsonl", "report"))
+    build([EXAMPLES], out, export=ExportOptions(outputs=("jsonl", "report")))
     assert (out / "extractions.jsonl").read_text() == before  # deterministic
 
     def crash(*args, **kwargs):
@@ -172,13 +173,13 @@ def test_build_rerun_replaces_output_atomically(tmp_path, monkeypatch):
 
     monkeypatch.setattr(report, "write_report", crash)
     with pytest.raises(BuildError, match="disk full.*unchanged"):
-        build([EXAMPLES], out, exporters=("jsonl", "report"))
+        build([EXAMPLES], out, export=ExportOptions(outputs=("jsonl", "report")))
     assert (out / "extractions.jsonl").read_text() == before
     # the extraction stays beside the untouched output, for --resume; a build without
     # --resume starts afresh and removes it
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.partial", "out"]
     monkeypatch.undo()
-    build([EXAMPLES], out, exporters=("jsonl", "report"))
+    build([EXAMPLES], out, export=ExportOptions(outputs=("jsonl", "report")))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kg.eval import evaluate_files
+from kg.orchestrate import ExportOptions, ExtractOptions
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.slow  # builds hundreds of abstracts per module
@@ -41,7 +42,9 @@ def silver_test_scores(tmp_path_factory):
     gold = shared_path("gold", "silver", "test.jsonl")
     inputs = shared_path("gold", "silver", "test_abstracts.jsonl")
     out = tmp_path_factory.mktemp("silver") / "out"
-    build([inputs], out, n_process=2, exporters=("jsonl",))
+    build(
+        [inputs], out, extract=ExtractOptions(n_process=2), export=ExportOptions(outputs=("jsonl",))
+    )
     return evaluate_files(gold, out / "extractions.jsonl")
 
 
@@ -64,7 +67,12 @@ def accurate_silver_test_scores(tmp_path_factory):
     gold = shared_path("gold", "silver", "test.jsonl")
     inputs = shared_path("gold", "silver", "test_abstracts.jsonl")
     out = tmp_path_factory.mktemp("silver-accurate") / "out"
-    build([inputs], out, n_process=2, exporters=("jsonl",), pipeline="accurate")
+    build(
+        [inputs],
+        out,
+        extract=ExtractOptions(n_process=2, pipeline="accurate"),
+        export=ExportOptions(outputs=("jsonl",)),
+    )
     return evaluate_files(gold, out / "extractions.jsonl")
 
 

@@ -16,7 +16,7 @@ from kg.errors import KgError
 from kg.exporters.jsonio import read_build_source
 from kg.exporters.neo4j import load_neo4j
 from kg.exporters.vocab import KGO
-from kg.orchestrate import build
+from kg.orchestrate import ResolveOptions, Target, build
 from kg.query import LadybugEngine
 from kg.resolve.curation import read_curation
 
@@ -86,7 +86,7 @@ def curated(tmp_path_factory):
     papers = _papers(base / "papers.jsonl", TEXTS)
     (base / "curation.toml").write_text(CURATION)
     plain = build([papers], base / "plain")
-    summary = build([papers], base / "out", curation=base / "curation.toml")
+    summary = build([papers], base / "out", resolve=ResolveOptions(curation=base / "curation.toml"))
     return base, plain, summary
 
 
@@ -165,7 +165,7 @@ def test_curation_survives_add_to(curated, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(base / "out", out)
     more = _papers(tmp_path / "more.jsonl", ["We evaluate GPT-2 and SegFormer on COCO."], 10)
-    summary = build([more], out, add_to=True)  # no curation named: the build's own
+    summary = build([more], Target(out, add_to=True))  # no curation named: the build's own
     assert summary.papers == 6
     papers = _by_paper(out)
     assert papers["p10"] == {"method:segformer"}

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from kg.cli import app
 from kg.errors import KgError
-from kg.orchestrate import build
+from kg.orchestrate import ResolveOptions, build
 from kg.resolve.curation import parse_curation, read_curation
 from tests.orchestrate.test_curation import TEXTS, _by_paper, _papers
 
@@ -30,7 +30,7 @@ def plain(tmp_path_factory):
     papers = _papers(base / "papers.jsonl", TEXTS)
     build([papers], base / "plain")
     (base / "fixes.toml").write_text('[[drop]]\nkey = "method:nothing-here"\n', encoding="utf-8")
-    build([papers], base / "curated", curation=base / "fixes.toml")
+    build([papers], base / "curated", resolve=ResolveOptions(curation=base / "fixes.toml"))
     return base
 
 
@@ -105,7 +105,7 @@ def test_curation_split_that_moves_the_key_logs_the_old_key_as_removed(plain, tm
     fixes.write_text('[[split]]\nkey = "method:low-rank-adaptation"\n'
                      'names = ["LoRA", "Low-Rank Adaptation"]\n', encoding="utf-8")  # fmt: skip
     out = tmp_path / "out"
-    build([plain / "papers.jsonl"], out, curation=fixes)
+    build([plain / "papers.jsonl"], out, resolve=ResolveOptions(curation=fixes))
     log = json.loads((out / "tables" / "curation.json").read_text())
     everything = set().union(*_by_paper(out).values())
     assert "method:low-rank-adaptation" not in everything and "method:lora" in everything
@@ -132,7 +132,7 @@ def test_curation_no_op_merges_are_no_changes(plain, tmp_path):
                     '[[merge]]\nkey = "method:segformer"\ninto = "method:gpt-2"\n',
                     encoding="utf-8")  # fmt: skip
     out = tmp_path / "out"
-    summary = build([plain / "papers.jsonl"], out, curation=file)
+    summary = build([plain / "papers.jsonl"], out, resolve=ResolveOptions(curation=file))
     log = json.loads((out / "tables" / "curation.json").read_text())["entries"]
     assert [e["matched"] for e in log] == [True, False]
     assert "changed nothing" in log[1]["what"]

@@ -9,7 +9,7 @@ import pytest
 
 from kg.errors import BuildError
 from kg.eval import evaluate_files, format_table
-from kg.orchestrate import build
+from kg.orchestrate import ExportOptions, ExtractOptions, Target, build
 
 ABSTRACTS = [
     "We propose SparseNet, a pruning method. SparseNet reaches 76.1% top-1 accuracy on "
@@ -30,7 +30,12 @@ def corpus(tmp_path_factory):
 
 def test_an_accurate_build_says_so_in_its_manifest_report_and_scores(corpus, tmp_path):
     out = tmp_path / "accurate"
-    summary = build([corpus], out, pipeline="accurate", exporters=("jsonl", "report"))
+    summary = build(
+        [corpus],
+        out,
+        extract=ExtractOptions(pipeline="accurate"),
+        export=ExportOptions(outputs=("jsonl", "report")),
+    )
     assert summary.pipeline == "accurate"
     manifest = json.loads((out / "kg-build.json").read_text(encoding="utf-8"))
     assert manifest["pipeline"]["name"] == "accurate"
@@ -39,14 +44,21 @@ def test_an_accurate_build_says_so_in_its_manifest_report_and_scores(corpus, tmp
     gold.write_text(json.dumps({"id": "p0", "entities": [], "relations": [], "results": []})
                     + "\n", encoding="utf-8")  # fmt: skip
     assert "name accurate" in format_table(evaluate_files(gold, out))
-    again = build([corpus], out, add_to=True, exporters=("jsonl",))  # keeps its pipeline
+    again = build(
+        [corpus], Target(out, add_to=True), export=ExportOptions(outputs=("jsonl",))
+    )  # keeps its pipeline
     assert again.pipeline == "accurate"
 
 
 def test_adding_to_a_build_with_the_other_pipeline_is_refused(corpus, tmp_path):
     out = tmp_path / "fast"
-    assert build([corpus], out, exporters=("jsonl",)).pipeline == "fast"
+    assert build([corpus], out, export=ExportOptions(outputs=("jsonl",))).pipeline == "fast"
     with pytest.raises(BuildError, match="accurate"):
-        build([corpus], out, add_to=True, pipeline="accurate", exporters=("jsonl",))
+        build(
+            [corpus],
+            Target(out, add_to=True),
+            extract=ExtractOptions(pipeline="accurate"),
+            export=ExportOptions(outputs=("jsonl",)),
+        )
     with pytest.raises(BuildError, match="unknown pipeline"):
-        build([corpus], tmp_path / "x", pipeline="huge")
+        build([corpus], tmp_path / "x", extract=ExtractOptions(pipeline="huge"))

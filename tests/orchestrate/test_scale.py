@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kg.exporters.jsonio import read_build_graph, read_graph_json
-from kg.orchestrate import build
+from kg.orchestrate import ExportOptions, ExtractOptions, Target, build
 from tests.conftest import ROOT, shared_path
 
 pytestmark = pytest.mark.slow  # builds hundreds of abstracts per module
@@ -64,7 +64,7 @@ def _answers(out: Path):
 @pytest.fixture(scope="module")
 def reference(corpus, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ref") / "out"
-    build([corpus], out, n_process=1, exporters=ANSWERS)
+    build([corpus], out, extract=ExtractOptions(n_process=1), export=ExportOptions(outputs=ANSWERS))
     return out
 
 
@@ -78,12 +78,22 @@ def _same(a: Path, b: Path) -> None:
 
 
 def test_scale_two_workers_give_the_same_build(corpus, reference, tmp_path):
-    build([corpus], tmp_path / "j2", n_process=2, exporters=ANSWERS)
+    build(
+        [corpus],
+        tmp_path / "j2",
+        extract=ExtractOptions(n_process=2),
+        export=ExportOptions(outputs=ANSWERS),
+    )
     _same(reference, tmp_path / "j2")
 
 
 def test_scale_a_local_dask_cluster_gives_the_same_build(corpus, reference, tmp_path):
-    summary = build([corpus], tmp_path / "dask", scheduler="local:2", exporters=ANSWERS)
+    summary = build(
+        [corpus],
+        tmp_path / "dask",
+        extract=ExtractOptions(scheduler="local:2"),
+        export=ExportOptions(outputs=ANSWERS),
+    )
     assert summary.papers == N_PAPERS
     _same(reference, tmp_path / "dask")
 
@@ -91,9 +101,9 @@ def test_scale_a_local_dask_cluster_gives_the_same_build(corpus, reference, tmp_
 def test_scale_add_to_in_two_halves_gives_the_same_build(corpus, reference, tmp_path):
     first, second = _halves(corpus, tmp_path)
     out = tmp_path / "out"
-    build([first], out, exporters=ANSWERS)
+    build([first], out, export=ExportOptions(outputs=ANSWERS))
     keys_before = set(read_graph_json(out / "graph.json"))
-    summary = build([second], out, add_to=True, exporters=ANSWERS)
+    summary = build([second], Target(out, add_to=True), export=ExportOptions(outputs=ANSWERS))
     assert summary.papers == N_PAPERS and summary.unchanged == 0 and summary.replaced == 0
     _same(reference, out)
     manifest = json.loads((out / "kg-build.json").read_text())
@@ -114,14 +124,14 @@ def test_scale_add_to_extracts_only_new_and_changed_papers(corpus, tmp_path):
     again.write_text(
         "\n".join([lines[0], json.dumps(changed), lines[4], lines[5]]) + "\n", encoding="utf-8"
     )
-    summary = build([again], out, add_to=True)
+    summary = build([again], Target(out, add_to=True))
     assert (summary.unchanged, summary.replaced, summary.papers) == (1, 1, 6)
     records = {
         r["id"]: r for r in map(json.loads, (out / "extractions.jsonl").read_text().splitlines())
     }
     assert len(records) == 6 and "FooNet" in records[changed["id"]]["text"]
     assert "1 had a changed abstract and were replaced" in (out / "report.md").read_text()
-    again_summary = build([again], out, add_to=True)  # nothing new: nothing extracted
+    again_summary = build([again], Target(out, add_to=True))  # nothing new: nothing extracted
     assert (again_summary.unchanged, again_summary.replaced) == (4, 0)
 
 
@@ -129,18 +139,20 @@ def test_scale_add_to_refuses_other_settings_or_a_missing_build(corpus, tmp_path
     from kg.errors import BuildError
 
     with pytest.raises(BuildError, match="no kg build"):
-        build([corpus], tmp_path / "none", add_to=True)
+        build([corpus], Target(tmp_path / "none", add_to=True))
     out = tmp_path / "out"
     small = tmp_path / "small.jsonl"
     small.write_text(corpus.read_text().splitlines()[0] + "\n")
     build([small], out)
     with pytest.raises(BuildError, match="min confidence"):
-        build([small], out, add_to=True, min_confidence=0.5)
+        build([small], Target(out, add_to=True), extract=ExtractOptions(min_confidence=0.5))
 
 
 def test_scale_graph_json_cap_and_load_graph_from_tables(corpus, reference, tmp_path):
     out = tmp_path / "capped"
-    summary = build([corpus], out, graph_json_max=100, exporters=("json", "report"))
+    summary = build(
+        [corpus], out, export=ExportOptions(graph_json_max=100, outputs=("json", "report"))
+    )
     assert not (out / "graph.json").exists()
     assert any("graph.json not written" in n for n in summary.notes)
     G, ref = read_build_graph(out), read_graph_json(reference / "graph.json")
@@ -174,7 +186,7 @@ def test_scale_killed_build_keeps_old_output_and_resumes(corpus, reference, tmp_
     written = len(list(shards.glob("part-*.parquet")))
     assert 2 <= written < N_PAPERS // 40
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
-    summary = build([corpus], out, force=True, resume=True)
+    summary = build([corpus], Target(out, force=True, resume=True))
     assert 80 <= summary.resumed < N_PAPERS and summary.papers == N_PAPERS
     _same(reference, out)
     assert not (tmp_path / ".out.partial").exists()

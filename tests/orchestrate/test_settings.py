@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from kg.cli import app
 from kg.errors import BuildError
 from kg.nlp.pipeline import pipeline_config
-from kg.orchestrate import build
+from kg.orchestrate import ExportOptions, ExtractOptions, Hooks, ResolveOptions, Target, build
 from kg.orchestrate.update import updates_dir
 from tests.orchestrate.test_curation import _papers
 from tests.sources_server import Answer, SourceServer, oai_page, oai_record, paper
@@ -40,8 +40,13 @@ def builds(tmp_path_factory):
     """A fast and an accurate build of two abstracts."""
     base = tmp_path_factory.mktemp("settings")
     papers = _papers(base / "papers.jsonl", TEXTS)
-    build([papers], base / "fast", exporters=LINES)
-    build([papers], base / "accurate", pipeline="accurate", exporters=LINES)
+    build([papers], base / "fast", export=ExportOptions(outputs=LINES))
+    build(
+        [papers],
+        base / "accurate",
+        extract=ExtractOptions(pipeline="accurate"),
+        export=ExportOptions(outputs=LINES),
+    )
     return base
 
 
@@ -65,7 +70,12 @@ def test_settings_manifest_keeps_config_base_and_curation_by_path_and_digest(bui
     assert kept["base"]["name"] and kept["base"]["version"] and len(kept["base"]["digest"]) == 64
     fixes = tmp_path / "fixes.toml"
     fixes.write_text('[[drop]]\nkey = "method:nothing"\n', encoding="utf-8")
-    build([builds / "papers.jsonl"], tmp_path / "out", curation=fixes, exporters=LINES)
+    build(
+        [builds / "papers.jsonl"],
+        tmp_path / "out",
+        resolve=ResolveOptions(curation=fixes),
+        export=ExportOptions(outputs=LINES),
+    )
     curation = _manifest(tmp_path / "out")["pipeline"]["curation"]
     assert curation["path"] == str(fixes.resolve()) and len(curation["digest"]) == 64
 
@@ -91,7 +101,12 @@ def test_settings_a_relative_config_is_kept_by_absolute_path(builds, tmp_path, m
     shutil.copy(pipeline_config("fast"), here / "my.cfg")
     (other / "my.cfg").write_text("[nlp]\nnot = a kg config\n", encoding="utf-8")
     monkeypatch.chdir(here)
-    build([builds / "papers.jsonl"], here / "out", config="my.cfg", exporters=LINES)
+    build(
+        [builds / "papers.jsonl"],
+        here / "out",
+        extract=ExtractOptions(config="my.cfg"),
+        export=ExportOptions(outputs=LINES),
+    )
     assert _manifest(here / "out")["pipeline"]["config"]["path"] == str(here / "my.cfg")
     monkeypatch.chdir(other)  # another my.cfg here: the build's own is still the one used
     with _server() as server:
@@ -101,7 +116,7 @@ def test_settings_a_relative_config_is_kept_by_absolute_path(builds, tmp_path, m
     with open(here / "my.cfg", "a", encoding="utf-8") as f:
         f.write("\n# changed since the build\n")
     with pytest.raises(BuildError, match=r"config: .*my\.cfg \(sha256 \w+\) then"):
-        build([builds / "papers.jsonl"], here / "out", add_to=True)
+        build([builds / "papers.jsonl"], Target(here / "out", add_to=True))
 
 
 def test_settings_base_is_kept_and_checked(builds, tmp_path):
@@ -114,13 +129,20 @@ def test_settings_base_is_kept_and_checked(builds, tmp_path):
     model = spacy.util.get_package_path(default_base())
     shutil.copytree(next(p for p in model.iterdir() if (p / "config.cfg").is_file()), copy)
     out = tmp_path / "out"
-    build([builds / "papers.jsonl"], out, base=str(copy), exporters=LINES)
+    build(
+        [builds / "papers.jsonl"],
+        out,
+        extract=ExtractOptions(base=str(copy)),
+        export=ExportOptions(outputs=LINES),
+    )
     assert _manifest(out)["pipeline"]["base"]["name"] == str(copy)
     more = _papers(tmp_path / "more.jsonl", ["We evaluate SegFormer on COCO."], 10)
-    build([more], out, add_to=True, exporters=LINES)  # no --base: the build's own
+    build(
+        [more], Target(out, add_to=True), export=ExportOptions(outputs=LINES)
+    )  # no --base: the build's own
     assert _manifest(out)["pipeline"]["base"]["name"] == str(copy)
     with pytest.raises(BuildError, match=rf"base: {copy} .* then, {package} .* now"):
-        build([more], out, add_to=True, base=package)
+        build([more], Target(out, add_to=True), extract=ExtractOptions(base=package))
 
 
 def test_settings_update_of_the_current_directory_is_refused(builds, tmp_path, monkeypatch):
@@ -146,10 +168,17 @@ def test_settings_resume_names_only_what_differs(builds, tmp_path):
         yield from items
 
     with pytest.raises(KeyboardInterrupt):
-        build([papers], out, progress=interrupted, exporters=LINES)
+        build([papers], out, export=ExportOptions(outputs=LINES), hooks=Hooks(progress=interrupted))
     with pytest.raises(BuildError, match=r"\(min_confidence differ\)"):
-        build([papers], out, resume=True, min_confidence=0.5, exporters=LINES)
-    summary = build([papers], out, resume=True, exporters=LINES)  # the same settings
+        build(
+            [papers],
+            Target(out, resume=True),
+            extract=ExtractOptions(min_confidence=0.5),
+            export=ExportOptions(outputs=LINES),
+        )
+    summary = build(
+        [papers], Target(out, resume=True), export=ExportOptions(outputs=LINES)
+    )  # the same settings
     assert summary.papers == 2
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -347,9 +348,9 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path):
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    build([papers], tmp_path / "roomy", exporters=exporters)
+    build([papers], tmp_path / "roomy", export=ExportOptions(outputs=exporters))
     small = ExportOptions(ladybug_memory_mb=8)
-    summary = build([papers], tmp_path / "grown", exporters=exporters, export_options=small)
+    summary = build([papers], tmp_path / "grown", export=replace(small, outputs=exporters))
     grown = [n for n in summary.notes if "buffer pool grew" in n]
     assert grown and re.search(r"grew from 8 to 16 MB for \w+", grown[0])
     assert grown[0] in (tmp_path / "grown" / "report.md").read_text(encoding="utf-8")
@@ -364,10 +365,10 @@ def test_the_build_report_names_forward_only_tables(tmp_path):
 
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
-    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    plain = build([papers], tmp_path / "plain", export=ExportOptions(outputs=exporters))
     assert not [n for n in plain.notes if "forward only" in n]
     fwd = ExportOptions(ladybug_forward_only_above_mb=0)
-    summary = build([papers], tmp_path / "fwd", exporters=exporters, export_options=fwd)
+    summary = build([papers], tmp_path / "fwd", export=replace(fwd, outputs=exporters))
     (note,) = [n for n in summary.notes if "forward only" in n]
     assert "MENTIONS" in note and "path-between" in note
     assert note in (tmp_path / "fwd" / "report.md").read_text(encoding="utf-8")
@@ -384,13 +385,13 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path):
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     query = "MATCH (p:Paper) RETURN p.paper_id, p.text ORDER BY p.paper_id"
-    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    plain = build([papers], tmp_path / "plain", export=ExportOptions(outputs=exporters))
     assert not [n for n in plain.notes if "Paper.text" in n]
     kept = LadybugEngine(tmp_path / "plain").run(query).rows
     n = len(kept)
     assert n >= 2 and all(text for _, text in kept)
     few = ExportOptions(ladybug_text_max_papers=n - 1)
-    summary = build([papers], tmp_path / "big", exporters=exporters, export_options=few)
+    summary = build([papers], tmp_path / "big", export=replace(few, outputs=exporters))
     (note,) = [n for n in summary.notes if "Paper.text" in n]
     assert f"{n} papers, more than {n - 1}" in note and "extractions.jsonl" in note
     assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")
@@ -408,12 +409,12 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path)
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     assert ladybug_export.EVIDENCE_MAX_PAPERS is None
-    plain = build([papers], tmp_path / "plain", exporters=exporters)
+    plain = build([papers], tmp_path / "plain", export=ExportOptions(outputs=exporters))
     assert not [n for n in plain.notes if "evidence" in n]
     kept = LadybugEngine(tmp_path / "plain").run(_METHOD_MENTIONS).rows
     assert len(kept) >= 3 and all(evidence for *_, evidence in kept)
     few = ExportOptions(ladybug_evidence_max_papers=plain.papers - 1)
-    summary = build([papers], tmp_path / "big", exporters=exporters, export_options=few)
+    summary = build([papers], tmp_path / "big", export=replace(few, outputs=exporters))
     (note,) = [n for n in summary.notes if "evidence" in n]
     assert f"{plain.papers} papers, more than {plain.papers - 1}" in note
     assert note in (tmp_path / "big" / "report.md").read_text(encoding="utf-8")

@@ -15,6 +15,7 @@ from kg.cli import app
 from kg.errors import KgError
 from kg.exporters.oxigraph import STORE_NAME, write_store
 from kg.exporters.rdf import write_turtle
+from kg.orchestrate import ExportOptions
 from kg.query import LadybugEngine, list_queries, run_saved
 from kg.query.sparql import (
     SparqlEngine,
@@ -350,7 +351,7 @@ def test_store_without_turtle_is_streamed_from_the_tables(example_build, tmp_pat
     from kg.orchestrate import build
 
     out = tmp_path / "out"
-    build([EXAMPLES], out, exporters=("oxigraph",))
+    build([EXAMPLES], out, export=ExportOptions(outputs=("oxigraph",)))
     assert not (out / "graph.ttl").exists() and (out / STORE_NAME).is_dir()
     count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(?p != prov:startedAtTime) }"
     streamed = SparqlEngine(out).run(count).rows
