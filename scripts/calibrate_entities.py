@@ -21,11 +21,10 @@ import argparse
 import json
 from pathlib import Path
 
-from train_entities import TRAINING, read_gold
-
 from kg.eval.scoring import calibration, match_entities, paper_match_key
 from kg.nlp.calibration import MIN_ITEMS, ConfidenceCalibration
 from kg.resources import nlp_data_dir
+from kg.train.entities import TRAINING, read_gold
 
 Item = tuple[str, str, bool, float, bool]
 

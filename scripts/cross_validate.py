@@ -30,9 +30,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from learn_phrases import paper_phrases, phrase_rows
 from thinc.api import Config, ConfigValidationError
-from train_entities import (
+
+from kg.eval import evaluate
+from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.pipeline import load_pipeline
+from kg.nlp.relations import load_relation_classifier
+from kg.nlp.text import clean_text
+from kg.nlp.vocabulary import write_phrase_stats
+from kg.orchestrate import ExportOptions, ExtractOptions, build
+from kg.train.entities import (
     CLASSES,
     TRAINING,
     add_pipeline_inputs,
@@ -42,17 +49,10 @@ from train_entities import (
     read_gold,
     run_config,
 )
-from train_relations import RELATION_CLASSES, Example
-from train_score_decision import NONE_BIAS, paper_examples
-from train_score_decision import train as train_score_decision
-
-from kg.eval import evaluate
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.pipeline import load_pipeline
-from kg.nlp.relations import load_relation_classifier
-from kg.nlp.text import clean_text
-from kg.nlp.vocabulary import write_phrase_stats
-from kg.orchestrate import ExportOptions, ExtractOptions, build
+from kg.train.phrases import paper_phrases, phrase_rows
+from kg.train.relations import RELATION_CLASSES, Example
+from kg.train.score_decision import NONE_BIAS, paper_examples
+from kg.train.score_decision import train as train_score_decision
 
 MEASURES = (("entities", "f1"), ("entities", "precision"), ("entities", "recall"),
             ("relations", "f1"), ("results", "f1"))  # fmt: skip

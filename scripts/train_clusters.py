@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from train_entities import ROOT, SHARED, read_gold
 
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.text import clean_text
+from kg.train.entities import ROOT, SHARED, read_gold
 
 LEVELS = (64, 256, 1024)
 

@@ -27,8 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from train_entities import TRAINING, add_training_inputs, load_abstracts, read_gold
-
 from kg.ingest.record import clean_text as clean_record
 from kg.nlp.tagger import (
     N_SHAPES,
@@ -41,6 +39,7 @@ from kg.nlp.tagger import (
     write_outputs,
 )
 from kg.nlp.text import clean_text
+from kg.train.entities import TRAINING, add_training_inputs, load_abstracts, read_gold
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPE_DIM = 16

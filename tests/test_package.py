@@ -19,7 +19,7 @@ STAGES = [
     {"kg.graph"},
     {"kg.exporters"},
     {"kg.orchestrate"},
-    {"kg.eval", "kg.query", "kg.analytics", "kg.viz"},
+    {"kg.eval", "kg.query", "kg.analytics", "kg.viz", "kg.train"},
     {"kg.cli"},
 ]
 """The data flow, earliest first: a module may import its own stage and earlier ones."""
@@ -182,3 +182,16 @@ def test_build_takes_its_settings_as_a_few_options_objects():
     from kg.orchestrate import build
 
     assert len(inspect.signature(build).parameters) <= 6
+
+
+def test_no_script_imports_another_script():
+    """What scripts share lives in the package (kg.train); a script is a thin command."""
+    scripts = {p.stem for p in (ROOT / "scripts").glob("*.py")}
+    wrong = []
+    for path in sorted((ROOT / "scripts").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            wrong += [f"{path.name} imports {n}" for n in names if n.split(".")[0] in scripts]
+    assert not wrong, wrong
