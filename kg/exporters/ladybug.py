@@ -29,8 +29,6 @@ __all__ = [
     "rel_table_ddl",
     "forward_only_tables",
     "write_database",
-    "papers_without_text",
-    "papers_without_evidence",
     "open_database",
     "run_query",
     "DB_NAME",
@@ -220,19 +218,41 @@ def write_database(
                     conn, source, label, n_buckets.get(label, 1), tmpdir, left_out=left_out
                 )
             evidence = not _more_than(papers, max_evidence)
+            forward = []
             for rtype, ends in EDGE_ENDS.items():
-                counts.update(
-                    _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above, evidence)
-                )
+                copied, fwd = _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above,
+                                          evidence)  # fmt: skip
+                counts.update(copied)
+                forward += [rtype] if fwd else []
     finally:
         conn.close()
-    return LadybugWrite(counts, list(conn.grown))
+    notes = list(conn.grown)
+    if _more_than(papers, max_texts):
+        notes.append(
+            f"graph.lbdb leaves the abstracts out (Paper.text): {papers:,} papers, more than "
+            f"{max_texts:,} (--ladybug-text-max-papers), would set its memory; they are in "
+            "extractions.jsonl, graph.ttl and Neo4j"
+        )
+    if not evidence:
+        notes.append(
+            f"graph.lbdb leaves the relationships' evidence out: {papers:,} papers, more "
+            f"than {max_evidence:,} (--ladybug-evidence-max-papers); it is in "
+            "extractions.jsonl, graph.ttl, the tables and Neo4j"
+        )
+    if forward:
+        notes.append(
+            f"graph.lbdb keeps {', '.join(sorted(forward))} forward only (too big for both "
+            "directions in its write buffer pool): undirected patterns over them, such as "
+            "path-between, need Neo4j"
+        )
+    return LadybugWrite(counts, notes)
 
 
 @dataclass(frozen=True)
 class LadybugWrite:
     """What :func:`write_database` wrote: rows per table, and notes for the build's
-    summary (the buffer pool had to grow)."""
+    summary (the buffer pool had to grow; abstracts or evidence left out; tables kept
+    forward only)."""
 
     counts: dict[str, int]
     notes: list[str]
@@ -312,29 +332,6 @@ class _Writer:
         return True
 
 
-def papers_without_text(
-    G: nx.MultiDiGraph | GraphSource, text_max_papers: int | None = None
-) -> bool:
-    """Return whether :func:`write_database` leaves the abstracts of ``G`` out of the store
-    (more papers than ``text_max_papers``, default :data:`TEXT_MAX_PAPERS`)."""
-    limit = TEXT_MAX_PAPERS if text_max_papers is None else text_max_papers
-    return _more_than(_paper_count(G), limit)
-
-
-def papers_without_evidence(
-    G: nx.MultiDiGraph | GraphSource, evidence_max_papers: int | None = None
-) -> bool:
-    """Return whether :func:`write_database` leaves the evidence of the relationships of
-    ``G`` out of the store (more papers than ``evidence_max_papers``, default
-    :data:`EVIDENCE_MAX_PAPERS`, when set)."""
-    limit = EVIDENCE_MAX_PAPERS if evidence_max_papers is None else evidence_max_papers
-    return _more_than(_paper_count(G), limit)
-
-
-def _paper_count(G: nx.MultiDiGraph | GraphSource) -> int:
-    return graph_source(G).label_counts().get("Paper", 0)
-
-
 def _more_than(papers: int, limit: int | None) -> bool:
     """Return whether ``papers`` is over ``limit`` (never, when it is None): the one rule
     by which the store leaves texts or evidence out."""
@@ -384,10 +381,11 @@ def _copy_edges(
     tmpdir: Path,
     forward_only_above: int,
     evidence: bool = True,
-) -> dict[str, int]:
+) -> tuple[dict[str, int], bool]:
     """Create the table of ``rtype`` (forward only when the rows of one pair of labels weigh
     more than ``forward_only_above`` bytes) and copy its relationships in (their
-    ``evidence`` null unless ``evidence``)."""
+    ``evidence`` null unless ``evidence``); return the rows copied and whether the table
+    is forward only."""
     props = list(edge_properties(rtype))
     rows = CsvBuckets(tmpdir, rtype, ["from", "to", *props], memory_rows=_MEMORY_ROWS)
     n_pair: dict[tuple[str, str], int] = defaultdict(int)
@@ -422,7 +420,7 @@ def _copy_edges(
             f"CREATE (a)-[:{rtype} {{{assignments}}}]->(b)",
             parameters={"u": u, "v": v, "props": values},
         )
-    return {f"{rtype}:{a}->{b}": n for (a, b), n in n_pair.items()}
+    return {f"{rtype}:{a}->{b}": n for (a, b), n in n_pair.items()}, forward_only
 
 
 def _copy(

@@ -54,6 +54,9 @@ class Exporter:
     name: str
     stage: str
     write: Callable[[GraphSource, Path, ExportOptions], ExportResult]
+    reads: tuple[str, ...] = ()
+    """Exporters whose output this one reads when the same build wrote it (it runs after
+    them; without it, it works from the graph alone)."""
 
 
 def _json(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
@@ -90,50 +93,19 @@ def _oxigraph(source: GraphSource, out_dir: Path, options: ExportOptions) -> Exp
 def _ladybug(source: GraphSource, out_dir: Path, options: ExportOptions) -> ExportResult:
     from kg.exporters import ladybug
 
-    path = out_dir / ladybug.DB_NAME
-    mb = 2**20
-    o = options
-    texts = (
-        ladybug.TEXT_MAX_PAPERS if o.ladybug_text_max_papers is None else o.ladybug_text_max_papers
-    )
-    evidence = o.ladybug_evidence_max_papers
-    evidence = ladybug.EVIDENCE_MAX_PAPERS if evidence is None else evidence
+    def in_bytes(mb: int | None) -> int | None:
+        return None if mb is None else mb * 2**20
+
     written = ladybug.write_database(
         source,
-        path,
-        pool=None if o.ladybug_memory_mb is None else o.ladybug_memory_mb * mb,
-        pool_max=None if o.ladybug_memory_max_mb is None else o.ladybug_memory_max_mb * mb,
-        forward_only_above=None
-        if o.ladybug_forward_only_above_mb is None
-        else o.ladybug_forward_only_above_mb * mb,
-        text_max_papers=texts,
-        evidence_max_papers=evidence,
+        out_dir / ladybug.DB_NAME,
+        pool=in_bytes(options.ladybug_memory_mb),
+        pool_max=in_bytes(options.ladybug_memory_max_mb),
+        forward_only_above=in_bytes(options.ladybug_forward_only_above_mb),
+        text_max_papers=options.ladybug_text_max_papers,
+        evidence_max_papers=options.ladybug_evidence_max_papers,
     )
-    notes = list(written.notes)
-    conn = ladybug.open_database(path, read_only=True)
-    forward = ladybug.forward_only_tables(conn)
-    conn.close()
-    del conn  # the connection holds the database open; the output is renamed later
-    papers = source.label_counts().get("Paper", 0)
-    if ladybug.papers_without_text(source, texts):
-        notes.append(
-            f"graph.lbdb leaves the abstracts out (Paper.text): {papers:,} papers, more than "
-            f"{texts:,} (--ladybug-text-max-papers), would set its memory; they are in "
-            "extractions.jsonl, graph.ttl and Neo4j"
-        )
-    if ladybug.papers_without_evidence(source, evidence):
-        notes.append(
-            f"graph.lbdb leaves the relationships' evidence out: {papers:,} papers, more "
-            f"than {evidence:,} (--ladybug-evidence-max-papers); it is in extractions.jsonl, "
-            "graph.ttl, the tables and Neo4j"
-        )
-    if forward:
-        notes.append(
-            f"graph.lbdb keeps {', '.join(forward)} forward only (too big for both directions "
-            "in its write buffer pool): undirected patterns over them, such as "
-            "path-between, need Neo4j"
-        )
-    return ExportResult([ladybug.DB_NAME], notes)
+    return ExportResult([ladybug.DB_NAME], written.notes)
 
 
 GRAPH_EXPORTERS = {
@@ -141,9 +113,8 @@ GRAPH_EXPORTERS = {
     for e in (
         Exporter("json", "writing graph.json", _json),
         Exporter("ttl", "writing graph.ttl", _turtle),
-        Exporter("oxigraph", "writing the Oxigraph store graph.oxigraph", _oxigraph),
+        Exporter("oxigraph", "writing the Oxigraph store graph.oxigraph", _oxigraph, ("ttl",)),
         Exporter("ladybug", "writing the LadybugDB store graph.lbdb", _ladybug),
     )
 }
-"""The graph exporters in the order a build runs them (the Oxigraph store reads graph.ttl
-when it is written first)."""
+"""The graph exporters in the order a build runs them: each after those it ``reads``."""

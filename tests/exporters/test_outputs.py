@@ -225,3 +225,14 @@ def test_report_lists_the_pairs_resolution_kept_apart_with_how_to_merge_them():
     assert "`kg curate merge BUILD method:craftagent method:craft-agent`" in section
     empty = render_report(nx.MultiDiGraph(), summary, SimpleNamespace(merges=[], curated=None))
     assert "every pair a merge rule proposed was merged" in empty
+
+
+def test_each_graph_exporter_runs_after_the_outputs_it_reads():
+    from kg.exporters import EXPORTERS
+    from kg.exporters.registry import GRAPH_EXPORTERS
+
+    order = list(GRAPH_EXPORTERS)
+    for name, exporter in GRAPH_EXPORTERS.items():
+        for read in exporter.reads:
+            assert read in EXPORTERS and order.index(read) < order.index(name), (name, read)
+    assert GRAPH_EXPORTERS["oxigraph"].reads == ("ttl",)  # it parses graph.ttl when written
