@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from kg.ingest import Skipped
+
 # soft_wrap: messages stay on one line (``file:line: reason``) whatever the terminal width
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
@@ -216,3 +218,16 @@ def renamed(old: str, new: str) -> None:
     stderr.print(
         f"note: {old} is kept one release; write {new} instead", highlight=False, markup=False
     )
+
+
+def say_skipped(skip: Skipped) -> None:
+    """Print a skipped record, an ignored directory entry or a note on stderr."""
+    if skip.reason.startswith("ignored: "):
+        where, why = skip.source, skip.reason.removeprefix("ignored: ")
+        stderr.print(f"[dim]ignored[/] {where}: {why}", highlight=False, markup=True)
+    elif skip.reason.startswith("note: "):
+        where = f"{skip.source}:{skip.line}"
+        why = skip.reason.removeprefix("note: ")
+        stderr.print(f"[cyan]note[/] {where}: {why}", highlight=False, markup=True)
+    else:
+        stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)

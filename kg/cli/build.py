@@ -17,11 +17,11 @@ from kg.cli._exports import (
     export_options,
 )
 from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
-from kg.ingest import FieldMap, Skipped
+from kg.ingest import FieldMap
 from kg.ingest.readers import InputFiles
 from kg.ingest.record import DEFAULT_MAX_CHARS
 
-from ._output import progress, stderr, stdout
+from ._output import progress, say_skipped, stderr, stdout
 
 FIELD_NAMES = tuple(f for f in FieldMap.__dataclass_fields__ if f != "extra")
 
@@ -272,19 +272,6 @@ def _field_map(field: list[str] | None) -> FieldMap:
         return FieldMap.with_overrides(overrides)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
-
-
-def say_skipped(skip: Skipped) -> None:
-    """Print a skipped record, an ignored directory entry or a note on stderr."""
-    if skip.reason.startswith("ignored: "):
-        where, why = skip.source, skip.reason.removeprefix("ignored: ")
-        stderr.print(f"[dim]ignored[/] {where}: {why}", highlight=False, markup=True)
-    elif skip.reason.startswith("note: "):
-        where = f"{skip.source}:{skip.line}"
-        why = skip.reason.removeprefix("note: ")
-        stderr.print(f"[cyan]note[/] {where}: {why}", highlight=False, markup=True)
-    else:
-        stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)
 
 
 def _say_found(inputs: list[str], listed: InputFiles) -> None:

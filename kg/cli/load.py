@@ -16,44 +16,63 @@ from ._output import stderr, stdout
 app = typer.Typer(help="Load a build into a graph database.", no_args_is_help=True, cls=KgHelpGroup)
 
 
+OutDirOption = Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")]
+
+UriOption = Annotated[
+    str | None, typer.Option(help="Bolt URI (env NEO4J_URI, default bolt://localhost:7687).")
+]
+
+UsernameOption = Annotated[
+    str | None, typer.Option("--user", help="User (env NEO4J_USERNAME, default neo4j).")
+]
+
+PasswordOption = Annotated[
+    str | None, typer.Option(help="Password (env NEO4J_PASSWORD).", show_default=False)
+]
+
+DatabaseOption = Annotated[
+    str | None, typer.Option(help="Database (env NEO4J_DATABASE, default: the server's).")
+]
+
+BatchSizeOption = Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")]
+
+ParallelOption = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Batches in flight at once, each in its own transaction; about the "
+        "server's CPU cores (more wait on each other's locks and deadlock).",
+    ),
+]
+
+ReplaceOption = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="Papers already loaded take exactly this build's extraction: what they no "
+        "longer say is removed (after a model change).",
+    ),
+]
+
+SchemaOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--schema-only", help="Only create the constraints and indexes (e.g. after an import)."
+    ),
+]
+
+
 @app.command("neo4j", cls=KgCommand)
 def neo4j_cmd(
-    out_dir: Annotated[Path, typer.Argument(help="A build directory (from `kg build`).")],
-    uri: Annotated[
-        str | None, typer.Option(help="Bolt URI (env NEO4J_URI, default bolt://localhost:7687).")
-    ] = None,
-    username: Annotated[
-        str | None, typer.Option("--user", help="User (env NEO4J_USERNAME, default neo4j).")
-    ] = None,
-    password: Annotated[
-        str | None, typer.Option(help="Password (env NEO4J_PASSWORD).", show_default=False)
-    ] = None,
-    database: Annotated[
-        str | None, typer.Option(help="Database (env NEO4J_DATABASE, default: the server's).")
-    ] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="Rows per UNWIND batch.")] = DEFAULT_BATCH,
-    parallel: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            help="Batches in flight at once, each in its own transaction; about the "
-            "server's CPU cores (more wait on each other's locks and deadlock).",
-        ),
-    ] = DEFAULT_PARALLEL,
-    replace: Annotated[
-        bool,
-        typer.Option(
-            "--replace",
-            help="Papers already loaded take exactly this build's extraction: what they no "
-            "longer say is removed (after a model change).",
-        ),
-    ] = False,
-    schema_only: Annotated[
-        bool,
-        typer.Option(
-            "--schema-only", help="Only create the constraints and indexes (e.g. after an import)."
-        ),
-    ] = False,
+    out_dir: OutDirOption,
+    uri: UriOption = None,
+    username: UsernameOption = None,
+    password: PasswordOption = None,
+    database: DatabaseOption = None,
+    batch_size: BatchSizeOption = DEFAULT_BATCH,
+    parallel: ParallelOption = DEFAULT_PARALLEL,
+    replace: ReplaceOption = False,
+    schema_only: SchemaOnlyOption = False,
 ) -> None:
     """Merge a build into Neo4j: constraints first, then nodes and relationships in batches.
 

@@ -25,36 +25,44 @@ from ._output import (
 )
 from .query import run_explained
 
+ArgsOption = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[BUILD] NAME|QUERY",
+        help="The build to query (default ./kg-out), then a saved query (see --list), "
+        "a SPARQL query or a .rq file.",
+        show_default=False,
+    ),
+]
+
+ShowOption = Annotated[
+    bool,
+    typer.Option(
+        "--show",
+        help="Print the query (no build needed); with --param, with the values written "
+        "in as RDF terms, for endpoints that take no bindings (Oxigraph server, Fuseki).",
+    ),
+]
+
+ListOption = Annotated[bool, typer.Option("--list", help="List the saved SPARQL queries.")]
+
+AllowServiceOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-service",
+        help="Run SERVICE clauses, which send requests to other SPARQL endpoints over "
+        "the network (refused by default).",
+    ),
+]
+
 
 def sparql(
-    args: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[BUILD] NAME|QUERY",
-            help="The build to query (default ./kg-out), then a saved query (see --list), "
-            "a SPARQL query or a .rq file.",
-            show_default=False,
-        ),
-    ] = None,
+    args: ArgsOption = None,
     param: ParamOption = None,
     fmt: OutputFormat = "table",
-    show: Annotated[
-        bool,
-        typer.Option(
-            "--show",
-            help="Print the query (no build needed); with --param, with the values written "
-            "in as RDF terms, for endpoints that take no bindings (Oxigraph server, Fuseki).",
-        ),
-    ] = False,
-    list_: Annotated[bool, typer.Option("--list", help="List the saved SPARQL queries.")] = False,
-    allow_service: Annotated[
-        bool,
-        typer.Option(
-            "--allow-service",
-            help="Run SERVICE clauses, which send requests to other SPARQL endpoints over "
-            "the network (refused by default).",
-        ),
-    ] = False,
+    show: ShowOption = False,
+    list_: ListOption = False,
+    allow_service: AllowServiceOption = False,
 ) -> None:
     """Run SPARQL on a build: a saved query by name, or any query you write.
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from kg.ingest import Skipped
 from kg.ingest.sources.endpoints import HF_URL, OAI_URL
 
 from ._exports import (
@@ -20,7 +19,7 @@ from ._exports import (
     export_options,
 )
 from ._neo4j import neo4j_settings
-from ._output import progress, stderr, stdout
+from ._output import progress, say_skipped, stderr, stdout
 from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
 
 
@@ -29,35 +28,58 @@ class SourceName(StrEnum):
     hf_daily = "hf-daily"
 
 
+OutDirOption = Annotated[Path, typer.Argument(help="The build to keep current (from `kg build`).")]
+
+SourceOption = Annotated[SourceName, typer.Option(help="Where new papers come from.")]
+
+CategoryOption = Annotated[
+    list[str] | None, typer.Option(help="With arxiv: category, repeatable (cs.CL, cs.LG).")
+]
+
+DateFromOption = Annotated[
+    str | None,
+    typer.Option("--from", help="First date (default: the last update's last date)."),
+]
+
+DateUntilOption = Annotated[
+    str | None, typer.Option("--until", help="Last date (default: today, UTC).")
+]
+
+BaseUrlOption = Annotated[str | None, typer.Option(help="The source's endpoint.")]
+
+JobsOption = Annotated[int, typer.Option("-j", "--jobs", min=1, help="NLP worker processes.")]
+
+Neo4jOption = Annotated[
+    bool, typer.Option("--neo4j", help="Also load the added and changed papers into Neo4j.")
+]
+
+UriOption = Annotated[str | None, typer.Option(help="Bolt URI (env NEO4J_URI).")]
+
+UsernameOption = Annotated[str | None, typer.Option("--user", help="Neo4j user.")]
+
+PasswordOption = Annotated[
+    str | None, typer.Option(help="Neo4j password (env NEO4J_PASSWORD).", show_default=False)
+]
+
+DatabaseOption = Annotated[str | None, typer.Option(help="Neo4j database.")]
+
+
 def update(
-    out_dir: Annotated[Path, typer.Argument(help="The build to keep current (from `kg build`).")],
-    source: Annotated[
-        SourceName, typer.Option(help="Where new papers come from.")
-    ] = SourceName.arxiv,
-    category: Annotated[
-        list[str] | None, typer.Option(help="With arxiv: category, repeatable (cs.CL, cs.LG).")
-    ] = None,
-    date_from: Annotated[
-        str | None,
-        typer.Option("--from", help="First date (default: the last update's last date)."),
-    ] = None,
-    date_until: Annotated[
-        str | None, typer.Option("--until", help="Last date (default: today, UTC).")
-    ] = None,
-    base_url: Annotated[str | None, typer.Option(help="The source's endpoint.")] = None,
+    out_dir: OutDirOption,
+    source: SourceOption = SourceName.arxiv,
+    category: CategoryOption = None,
+    date_from: DateFromOption = None,
+    date_until: DateUntilOption = None,
+    base_url: BaseUrlOption = None,
     delay: Delay = None,
     retries: Retries = 5,
     contact: Contact = None,
-    jobs: Annotated[int, typer.Option("-j", "--jobs", min=1, help="NLP worker processes.")] = 1,
-    neo4j: Annotated[
-        bool, typer.Option("--neo4j", help="Also load the added and changed papers into Neo4j.")
-    ] = False,
-    uri: Annotated[str | None, typer.Option(help="Bolt URI (env NEO4J_URI).")] = None,
-    username: Annotated[str | None, typer.Option("--user", help="Neo4j user.")] = None,
-    password: Annotated[
-        str | None, typer.Option(help="Neo4j password (env NEO4J_PASSWORD).", show_default=False)
-    ] = None,
-    database: Annotated[str | None, typer.Option(help="Neo4j database.")] = None,
+    jobs: JobsOption = 1,
+    neo4j: Neo4jOption = False,
+    uri: UriOption = None,
+    username: UsernameOption = None,
+    password: PasswordOption = None,
+    database: DatabaseOption = None,
     ladybug_memory_mb: LadybugMemory = None,
     ladybug_memory_max_mb: LadybugMemoryMax = None,
     ladybug_text_max_papers: LadybugTextMax = None,
@@ -81,32 +103,13 @@ def update(
 
         15 6 * * *  cd ~/graphs && kg update ml --category cs.CL --neo4j    (a crontab line)
     """
-    from kg.ingest.sources import ArxivOai, HfDaily, PoliteClient, Politeness, user_agent
+    from kg.ingest.sources import PoliteClient, Politeness, user_agent
     from kg.orchestrate.update import update as run_update
 
-    if source is SourceName.arxiv:
-        url = base_url or OAI_URL
-        cats = tuple(category or ())
-
-        def make_source(since: str, until: str):
-            return ArxivOai(cats, since, until, base_url=url)
-
-        wait = 3.0 if delay is None else delay
-    else:
-        if category:
-            raise typer.BadParameter("--category is for --source arxiv")
-        url = base_url or HF_URL
-
-        def make_source(since: str, until: str):
-            return HfDaily(since, until, base_url=url)
-
-        wait = 1.0 if delay is None else delay
+    make_source, wait = _source(source, category, base_url, delay)
 
     def on_page(page, summary) -> None:
         stderr.print(f"page {summary.pages}: {len(page.records)} records", highlight=False)
-
-    def on_skip(item: Skipped) -> None:
-        stderr.print(f"skipped {item}", highlight=False, markup=False)
 
     driver = None
     if neo4j:
@@ -128,7 +131,7 @@ def update(
                 neo4j_database=database,
                 on_page=on_page,
                 progress=progress,
-                on_skip=on_skip,
+                on_skip=say_skipped,
                 export_options=export_options(
                     ladybug_memory_mb,
                     ladybug_memory_max_mb,
@@ -140,6 +143,33 @@ def update(
     finally:
         if driver is not None:
             driver.close()
+    _print_update(summary, out_dir)
+
+
+def _source(source: SourceName, category: list[str] | None, base_url: str | None,
+            delay: float | None):  # fmt: skip
+    """``make_source(since, until)`` for the feed asked for, and the delay between its pages."""
+    from kg.ingest.sources import ArxivOai, HfDaily
+
+    if source is SourceName.arxiv:
+        url, cats = base_url or OAI_URL, tuple(category or ())
+
+        def arxiv(since: str, until: str):
+            return ArxivOai(cats, since, until, base_url=url)
+
+        return arxiv, 3.0 if delay is None else delay
+    if category:
+        raise typer.BadParameter("--category is for --source arxiv")
+    url = base_url or HF_URL
+
+    def daily(since: str, until: str):
+        return HfDaily(since, until, base_url=url)
+
+    return daily, 1.0 if delay is None else delay
+
+
+def _print_update(summary, out_dir: Path) -> None:
+    """Print what was fetched, added, replaced and loaded."""
     print_fetch_summary(summary.fetched)
     if summary.build is None:
         stdout.print(

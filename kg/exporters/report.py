@@ -80,9 +80,30 @@ def _kept_apart(apart: list, canonical: dict[str, str]) -> list[str]:
 def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top: int = 10) -> str:
     """Return the Markdown report of a build (``G`` is its graph or its tables)."""
     source = graph_source(G)
+    lines = ["# kg build report", "", *_overview(source, summary, resolution), ""]
+    lines += ["## Nodes per label", "", "| label | count |", "|---|---|"]
+    for label, count in summary.entity_counts.items():
+        lines.append(f"| {label} | {count} |")
+    lines += ["", "## Relationships per type", "", "| type | count |", "|---|---|"]
+    for rtype, count in sorted(summary.relation_counts.items()):
+        lines.append(f"| {rtype} | {count} |")
+    top_lines, head = _top_entities(source, top)
+    lines += top_lines
+    lines += _possible_duplicates(head)
+    lines += _kept_apart(getattr(resolution, "apart", []), getattr(resolution, "canonical", {}))
+    lines += ["", "## Skipped input", "", *_skipped(summary.skipped)]
+    curated = getattr(resolution, "curated", None)
+    if curated is not None:
+        lines += ["", "## Curation", "", *_curation(curated)]
+    lines += ["", "## Resolution merges", "", *_merges(resolution.merges)]
+    lines += ["", "## Stage timings (s)", ""]
+    lines += [f"- {k}: {v:.2f}" for k, v in summary.timings.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _overview(source: GraphSource, summary, resolution) -> list[str]:
     n_nodes, n_edges = sum(source.label_counts().values()), sum(source.type_counts().values())
-    lines = ["# kg build report", ""]
-    lines += [
+    lines = [
         f"- pipeline: {getattr(summary, 'pipeline', 'fast')}",
         f"- papers: {summary.papers}",
         f"- skipped: {len(summary.skipped)}",
@@ -96,17 +117,14 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
         )
     if getattr(summary, "resumed", 0):
         lines.append(f"- resumed: {summary.resumed} papers extracted by an interrupted run")
-    lines += [f"- note: {note}" for note in getattr(summary, "notes", ())]
-    lines += [
-        "",
-    ]
-    lines += ["## Nodes per label", "", "| label | count |", "|---|---|"]
-    for label, count in summary.entity_counts.items():
-        lines.append(f"| {label} | {count} |")
-    lines += ["", "## Relationships per type", "", "| type | count |", "|---|---|"]
-    for rtype, count in sorted(summary.relation_counts.items()):
-        lines.append(f"| {rtype} | {count} |")
-    head: list[tuple[str, str, str, int]] = []  # each type's HEAD best-supported entities
+    return lines + [f"- note: {note}" for note in getattr(summary, "notes", ())]
+
+
+def _top_entities(source: GraphSource, top: int) -> tuple[list[str], list[tuple]]:
+    """The tables of each type's ``top`` best-supported entities, and each type's
+    :data:`HEAD` best-supported (key, label, name, support)."""
+    lines: list[str] = []
+    head: list[tuple[str, str, str, int]] = []
     for label in ENTITY_LABELS:
         nodes = heapq.nsmallest(
             max(top, HEAD),
@@ -115,66 +133,60 @@ def render_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, *, top:
             key=lambda t: t[:3],
         )  # fmt: skip
         head += [(key, label, name, -neg) for neg, _, name, _, key in nodes[:HEAD]]
-        nodes = [(-neg, name, aliases) for neg, _, name, aliases, _ in nodes]
-        lines += [
-            "",
-            f"## Top {label} entities (by papers)",
-            "",
-            "| name | papers | aliases |",
-            "|---|---|---|",
-        ]
-        for support, name, aliases in nodes[:top]:
-            lines.append(f"| {_md(name)} | {support} | {_md(', '.join(aliases[:5]))} |")
-    lines += _possible_duplicates(head)
-    lines += _kept_apart(getattr(resolution, "apart", []), getattr(resolution, "canonical", {}))
-    lines += ["", "## Skipped input", ""]
-    if summary.skipped:
-        reasons = Counter(s.reason.split(" (")[0].split(":")[0] for s in summary.skipped)
-        lines += ["| reason | count |", "|---|---|"]
-        lines += [f"| {_md(r)} | {c} |" for r, c in reasons.most_common()]
-        lines += ["", "| where | reason | excerpt |", "|---|---|---|"]
-        for s in summary.skipped[:500]:
-            where = f"{s.source}:{s.line}" if s.line is not None else s.source
-            lines.append(f"| {_md(where)} | {_md(s.reason)} | {_md(s.excerpt)} |")
-        if len(summary.skipped) > 500:
-            lines.append(f"| … | {len(summary.skipped) - 500} more | |")
-    else:
-        lines.append("Nothing was skipped.")
-    curated = getattr(resolution, "curated", None)
-    if curated is not None:
-        lines += ["", "## Curation", ""]
-        changed = [e for e in curated.log if e["matched"]]
+        lines += ["", f"## Top {label} entities (by papers)", "", "| name | papers | aliases |",
+                  "|---|---|---|"]  # fmt: skip
+        for neg, _, name, aliases, _ in nodes[:top]:
+            lines.append(f"| {_md(name)} | {-neg} | {_md(', '.join(aliases[:5]))} |")
+    return lines, head
+
+
+def _skipped(skipped: list) -> list[str]:
+    if not skipped:
+        return ["Nothing was skipped."]
+    reasons = Counter(s.reason.split(" (")[0].split(":")[0] for s in skipped)
+    lines = ["| reason | count |", "|---|---|"]
+    lines += [f"| {_md(r)} | {c} |" for r, c in reasons.most_common()]
+    lines += ["", "| where | reason | excerpt |", "|---|---|---|"]
+    for s in skipped[:500]:
+        where = f"{s.source}:{s.line}" if s.line is not None else s.source
+        lines.append(f"| {_md(where)} | {_md(s.reason)} | {_md(s.excerpt)} |")
+    if len(skipped) > 500:
+        lines.append(f"| … | {len(skipped) - 500} more | |")
+    return lines
+
+
+def _curation(curated) -> list[str]:
+    changed = [e for e in curated.log if e["matched"]]
+    lines = [
+        f"{len(changed)} of {len(curated.log)} entries of the curation file changed the "
+        f"graph; {len(curated.stale)} matched nothing in this build (stale: fix or "
+        "remove them)."
+    ]
+    lines += ["", "| entry | what it did |", "|---|---|"]
+    return lines + [f"| {_md(e['entry'])} | {_md(e['what'])} |" for e in curated.log]
+
+
+def _merges(merges: list) -> list[str]:
+    if not merges:
+        return ["No merges beyond exact normalised names."]
+    rules = Counter(m.rule or m.reason.split()[0] for m in merges)
+    lines = [
+        "Each merge with its rule, score and papers behind it (all of them in "
+        "`tables/merges.parquet`; `kg explain KEY` shows one entity's): "
+        + ", ".join(f"{n} by {rule}" for rule, n in rules.most_common())
+        + "."
+    ]
+    lines += ["", "| merged key | into | rule | score | papers | reason |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
+    for m in merges[:1000]:
+        papers = ", ".join(m.papers[:3]) + (" …" if m.paper_count > 3 else "")
         lines.append(
-            f"{len(changed)} of {len(curated.log)} entries of the curation file changed the "
-            f"graph; {len(curated.stale)} matched nothing in this build (stale: fix or "
-            "remove them)."
+            f"| {_md(m.source)} | {_md(m.target)} | {_md(m.rule)} | {m.score:g} | "
+            f"{m.paper_count}: {_md(papers)} | {_md(m.reason)} |"
         )
-        lines += ["", "| entry | what it did |", "|---|---|"]
-        lines += [f"| {_md(e['entry'])} | {_md(e['what'])} |" for e in curated.log]
-    lines += ["", "## Resolution merges", ""]
-    if resolution.merges:
-        rules = Counter(m.rule or m.reason.split()[0] for m in resolution.merges)
-        lines.append(
-            "Each merge with its rule, score and papers behind it (all of them in "
-            "`tables/merges.parquet`; `kg explain KEY` shows one entity's): "
-            + ", ".join(f"{n} by {rule}" for rule, n in rules.most_common())
-            + "."
-        )
-        lines += ["", "| merged key | into | rule | score | papers | reason |",
-                  "|---|---|---|---|---|---|"]  # fmt: skip
-        for m in resolution.merges[:1000]:
-            papers = ", ".join(m.papers[:3]) + (" …" if m.paper_count > 3 else "")
-            lines.append(
-                f"| {_md(m.source)} | {_md(m.target)} | {_md(m.rule)} | {m.score:g} | "
-                f"{m.paper_count}: {_md(papers)} | {_md(m.reason)} |"
-            )
-        if len(resolution.merges) > 1000:
-            lines.append(f"| … | {len(resolution.merges) - 1000} more | | | | |")
-    else:
-        lines.append("No merges beyond exact normalised names.")
-    lines += ["", "## Stage timings (s)", ""]
-    lines += [f"- {k}: {v:.2f}" for k, v in summary.timings.items()]
-    return "\n".join(lines) + "\n"
+    if len(merges) > 1000:
+        lines.append(f"| … | {len(merges) - 1000} more | | | | |")
+    return lines
 
 
 def write_report(G: nx.MultiDiGraph | GraphSource, summary, resolution, path: str | Path) -> None:

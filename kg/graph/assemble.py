@@ -211,22 +211,7 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
     """
     pkey = f"paper:{record['id']}"
     pid = record["id"]
-    nodes: list[dict[str, Any]] = [
-        {
-            "label": "Paper",
-            "key": pkey,
-            "paper_id": pid,
-            "title": record.get("title"),
-            "year": record.get("year"),
-            "date": record.get("date"),
-            "authors": list(record.get("authors", [])),
-            "url": record.get("url"),
-            "code_url": record.get("code_url"),
-            "upvotes": record.get("upvotes"),
-            "text": record["text"],
-            "source": record.get("source", {}).get("file"),
-        }
-    ]
+    nodes: list[dict[str, Any]] = [_paper_node(record)]
     edges: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     def edge(u: str, v: str, rtype: str, conf: float, evidence: list, mentions=None) -> None:
@@ -257,25 +242,7 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
         edge(rel["head"], rel["tail"], rel["type"], rel["confidence"], evidence)
     for res in record["results"]:
         ev = res["evidence"]
-        nodes.append(
-            {
-                "label": "Result",
-                "key": res["id"],
-                "value": res["value"],
-                "unit": res["unit"],
-                "delta": res["delta"],
-                "own": res.get("own"),
-                "change": res.get("change"),
-                "metric_name": res["metric"],
-                "condition": res["condition"],
-                "paper_id": pid,
-                "sentence": ev["sentence"],
-                "start": ev["start"],
-                "end": ev["end"],
-                "evidence": ev["text"],
-                "confidence": res["confidence"],
-            }
-        )
+        nodes.append(_result_node(res, pid))
         evidence = [dict(ev, paper=pid)]
         edge(pkey, res["id"], "REPORTS", res["confidence"], evidence)
         for field, rtype in (
@@ -292,6 +259,44 @@ def paper_graph(record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
         for (u, _, v), d in edges.items()
     ]  # fmt: skip
     return nodes, rows
+
+
+def _paper_node(record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "label": "Paper",
+        "key": f"paper:{record['id']}",
+        "paper_id": record["id"],
+        "title": record.get("title"),
+        "year": record.get("year"),
+        "date": record.get("date"),
+        "authors": list(record.get("authors", [])),
+        "url": record.get("url"),
+        "code_url": record.get("code_url"),
+        "upvotes": record.get("upvotes"),
+        "text": record["text"],
+        "source": record.get("source", {}).get("file"),
+    }
+
+
+def _result_node(res: dict[str, Any], pid: str) -> dict[str, Any]:
+    ev = res["evidence"]
+    return {
+        "label": "Result",
+        "key": res["id"],
+        "value": res["value"],
+        "unit": res["unit"],
+        "delta": res["delta"],
+        "own": res.get("own"),
+        "change": res.get("change"),
+        "metric_name": res["metric"],
+        "condition": res["condition"],
+        "paper_id": pid,
+        "sentence": ev["sentence"],
+        "start": ev["start"],
+        "end": ev["end"],
+        "evidence": ev["text"],
+        "confidence": res["confidence"],
+    }
 
 
 def add_paper(G: nx.MultiDiGraph, record: dict[str, Any]) -> None:

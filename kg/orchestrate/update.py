@@ -102,16 +102,8 @@ def update(
     FetchError
         The source failed after its retries (run again: the fetch resumes).
     """
-    shown, out = Path(out), Path(out).resolve()  # OUT.updates/ beside it, even for "."
-    manifest = read_manifest(out)
-    if manifest is None or not (out / TABLES).is_dir():
-        raise BuildError(f"{shown} is not a kg build; run `kg build ... -o {shown}` first")
-    cwd = Path.cwd().resolve()
-    if out == cwd or out in cwd.parents:
-        raise BuildError(
-            f"{shown} is the current directory or one above it, which an update replaces "
-            f"whole; run kg update from outside the build (cd ..; kg update {out.name} ...)"
-        )
+    out = _check_build(Path(out))
+    manifest = read_manifest(out) or {}
     until = date_until or dt.datetime.now(dt.UTC).date().isoformat()
     if date_from is not None and date_from > until:
         raise BuildError(f"--from {date_from} is after --until {until}; give them in order")
@@ -129,17 +121,7 @@ def update(
     fetched = fetch_to_file(source, fetch_file, client, force=not resume, on_page=on_page)
     summary = UpdateSummary(out, since, until, fetch_file, fetched)
 
-    old = paper_digests(out / TABLES)
-    for rec in read([fetch_file]):
-        if not isinstance(rec, Record):
-            continue
-        digest = old.get(rec.id)
-        if digest is None:
-            summary.new.append(rec.id)
-        elif digest != record_digest(rec):
-            summary.replaced.append(rec.id)
-        else:
-            summary.unchanged += 1
+    _sort_fetched(summary, paper_digests(out / TABLES))
     if not summary.new and not summary.replaced:
         return summary
 
@@ -163,22 +145,54 @@ def update(
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids
     if neo4j_driver is not None:
-        from kg.exporters.jsonio import read_build_source
-        from kg.exporters.neo4j import load_neo4j, refresh_properties
-        from kg.graph.model import BOARD_PROPERTIES
-        from kg.graph.store import PaperSubset
-        from kg.orchestrate.curation import curated_away
-
-        changed = set(summary.new) | set(summary.replaced)
-        source = read_build_source(out)
-        summary.neo4j = load_neo4j(
-            PaperSubset(source, changed),
-            neo4j_driver,
-            database=neo4j_database,
-            replace=True,
-            removed=curated_away(out),
-        )
-        summary.boards_refreshed = refresh_properties(
-            source, neo4j_driver, "Result", BOARD_PROPERTIES, database=neo4j_database
-        )
+        _load_changes(summary, neo4j_driver, neo4j_database)
     return summary
+
+
+def _check_build(given: Path) -> Path:
+    """The absolute path of the build ``given`` names; refused when it is none, or when it
+    holds the current directory (an update replaces it whole)."""
+    out = given.resolve()  # OUT.updates/ beside it, even for "."
+    if read_manifest(out) is None or not (out / TABLES).is_dir():
+        raise BuildError(f"{given} is not a kg build; run `kg build ... -o {given}` first")
+    cwd = Path.cwd().resolve()
+    if out == cwd or out in cwd.parents:
+        raise BuildError(
+            f"{given} is the current directory or one above it, which an update replaces "
+            f"whole; run kg update from outside the build (cd ..; kg update {out.name} ...)"
+        )
+    return out
+
+
+def _sort_fetched(summary: UpdateSummary, digests: dict[str, str]) -> None:
+    """Sort the fetched papers into new, replaced (text changed) and unchanged ones."""
+    for rec in read([summary.fetch_file]):
+        if not isinstance(rec, Record):
+            continue
+        digest = digests.get(rec.id)
+        if digest is None:
+            summary.new.append(rec.id)
+        elif digest != record_digest(rec):
+            summary.replaced.append(rec.id)
+        else:
+            summary.unchanged += 1
+
+
+def _load_changes(summary: UpdateSummary, driver, database: str | None) -> None:
+    """Load the added and replaced papers into Neo4j, and set anew the leaderboard
+    properties of other papers' results that they changed."""
+    from kg.exporters.jsonio import read_build_source
+    from kg.exporters.neo4j import load_neo4j, refresh_properties
+    from kg.graph.model import BOARD_PROPERTIES
+    from kg.graph.store import PaperSubset
+    from kg.orchestrate.curation import curated_away
+
+    changed = set(summary.new) | set(summary.replaced)
+    source = read_build_source(summary.out)
+    summary.neo4j = load_neo4j(
+        PaperSubset(source, changed), driver, database=database, replace=True,
+        removed=curated_away(summary.out),
+    )  # fmt: skip
+    summary.boards_refreshed = refresh_properties(
+        source, driver, "Result", BOARD_PROPERTIES, database=database
+    )

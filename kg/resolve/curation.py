@@ -311,134 +311,159 @@ def apply_curation(con, table: str, curation: Curation, canonical: dict[str, str
     """Apply ``curation`` to a resolution in progress: ``canonical`` (raw key -> canonical
     key, for merged keys only) is changed in place; the local entities are in the DuckDB
     relation ``table`` (``kg_keys`` holds each raw key's support)."""
-    from kg.resolve.keys import entity_key, key_type, normalise_name
-    from kg.resolve.merges import Merge
+    curator = _Curator(con, table, curation, canonical)
+    for entry in curation.entries:
+        keys = curator.select(entry)
+        if keys and entry.kind in _KINDS:
+            getattr(curator, entry.kind)(entry, keys)
+        else:
+            curator.record(entry, set(), "")
+    for raw in curator.out.dropped:
+        canonical.pop(raw, None)
+    return curator.out
 
-    out = Curated()
 
-    def final(raw: str) -> str:
-        return canonical.get(raw, raw)
+_KINDS = frozenset({"split", "merge", "alias", "retype", "drop", "rename"})
 
-    def exists(key: str) -> bool:
-        if key in canonical.values() or key in canonical:
+
+class _Curator:
+    """A curation file's entries applied one by one to ``canonical`` (changed in place),
+    with what each did recorded in ``out``."""
+
+    def __init__(self, con, table: str, curation: Curation, canonical: dict[str, str]) -> None:
+        self.con, self.table, self.curation, self.canonical = con, table, curation, canonical
+        self.out = Curated()
+
+    def final(self, raw: str) -> str:
+        return self.canonical.get(raw, raw)
+
+    def exists(self, key: str) -> bool:
+        if key in self.canonical.values() or key in self.canonical:
             return True
-        return bool(con.execute("SELECT 1 FROM kg_keys WHERE raw_key = ?", [key]).fetchall())
+        rows = self.con.execute("SELECT 1 FROM kg_keys WHERE raw_key = ?", [key]).fetchall()
+        return bool(rows)
 
-    def members(key: str) -> set[str]:
-        return {r for r, f in canonical.items() if f == key} | {key}
+    def members(self, key: str) -> set[str]:
+        return {r for r, f in self.canonical.items() if f == key} | {key}
 
-    def raw_named(type_: str, names: list[str]) -> set[str]:
-        norms = [normalise_name(n) for n in names]
-        rows = con.execute(
-            f"SELECT DISTINCT raw_key FROM {table} WHERE type = ? AND kg_norm(name) IN "
+    def raw_named(self, type_: str, names: list[str]) -> set[str]:
+        from kg.resolve.keys import normalise_name
+
+        rows = self.con.execute(
+            f"SELECT DISTINCT raw_key FROM {self.table} WHERE type = ? AND kg_norm(name) IN "
             "(SELECT unnest(?))",
-            [type_, norms],
+            [type_, [normalise_name(n) for n in names]],
         ).fetchall()
         return {r for (r,) in rows}
 
-    def select(entry: CurationEntry) -> set[str]:
+    def select(self, entry: CurationEntry) -> set[str]:
+        """The canonical keys an entry names (by key, or by type and name), not dropped."""
         if entry.key:
-            return {final(entry.key)} - out.dropped if exists(entry.key) else set()
-        return {final(r) for r in raw_named(entry.type, [entry.name])} - out.dropped
+            return {self.final(entry.key)} - self.out.dropped if self.exists(entry.key) else set()
+        named = self.raw_named(entry.type, [entry.name])
+        return {self.final(r) for r in named} - self.out.dropped
 
-    def papers(keys: set[str]) -> tuple[int, tuple[str, ...]]:
+    def papers(self, keys: set[str]) -> tuple[int, tuple[str, ...]]:
         """How many papers name ``keys``, and the first twenty of them."""
-        raws = sorted({r for k in keys for r in members(k)})
-        n, some = con.execute(
+        raws = sorted({r for k in keys for r in self.members(k)})
+        n, some = self.con.execute(
             "SELECT count(DISTINCT paper), list(DISTINCT paper ORDER BY paper)[1:20] "
-            f"FROM {table} WHERE raw_key IN (SELECT unnest(?))",
+            f"FROM {self.table} WHERE raw_key IN (SELECT unnest(?))",
             [raws],
         ).fetchall()[0]
         return int(n), tuple(some or ())
 
-    def move(keys: set[str], into: str, entry: CurationEntry) -> None:
+    def move(self, keys: set[str], into: str, entry: CurationEntry) -> None:
+        """Merge the entities of ``keys`` into ``into``, each merge recorded."""
+        from kg.resolve.merges import Merge
+
         for key in keys:
             if key == into:
                 continue
-            n, some = papers({key})
-            for raw in members(key):
-                canonical[raw] = into
-            canonical.pop(into, None)
-            out.removed.add(key)
-            out.merges.append(Merge(key, into, f"curation [[{entry.kind}]] line {entry.line}",
-                                    "curation", 1.0, some, n))  # fmt: skip
+            n, some = self.papers({key})
+            for raw in self.members(key):
+                self.canonical[raw] = into
+            self.canonical.pop(into, None)
+            self.out.removed.add(key)
+            self.out.merges.append(Merge(key, into, f"curation [[{entry.kind}]] line "
+                                         f"{entry.line}", "curation", 1.0, some, n))  # fmt: skip
 
-    def record(entry: CurationEntry, keys: set[str], what: str) -> None:
-        out.log.append({"entry": entry.where(curation.path), "kind": entry.kind,
-                        "target": entry.target, "matched": bool(keys), "keys": sorted(keys),
-                        "what": what or "matched nothing in this build"})  # fmt: skip
+    def record(self, entry: CurationEntry, keys: set[str], what: str) -> None:
+        self.out.log.append({"entry": entry.where(self.curation.path), "kind": entry.kind,
+                             "target": entry.target, "matched": bool(keys),
+                             "keys": sorted(keys),
+                             "what": what or "matched nothing in this build"})  # fmt: skip
 
-    for entry in curation.entries:
-        keys = select(entry)
-        if entry.kind == "split" and keys:
-            (key,) = sorted(keys)[:1]
-            taken = raw_named(key_type(key), list(entry.names)) & members(key)
-            if not taken:
-                record(entry, set(), "")
-                continue
-            kept = min(taken, key=lambda r: (r != entity_key(key_type(key), entry.names[0]), r))
-            rest = members(key) - taken
-            for raw in taken:
-                canonical[raw] = kept
-            canonical.pop(kept, None)
-            now = {kept}
-            if key in taken and rest:  # the entity keeps its other names under one of them
-                new = min(rest)
-                for raw in rest:
-                    canonical[raw] = new
-                canonical.pop(new, None)
-                now.add(new)
-            moved = key not in now  # its key went with the names: a loaded database drops it
-            if moved:
-                out.removed.add(key)
-            record(
-                entry,
-                keys,
-                f"took {', '.join(sorted(taken))} out of {key} as {kept}"
-                + (f"; {key} is gone (now {', '.join(sorted(now))})" if moved else ""),
-            )
-        elif entry.kind == "merge" and keys:
-            into = final(entry.into) if exists(entry.into) else None
-            if into is None:
-                record(entry, set(), "")
-                continue
-            if not keys - {into}:  # one entity already (an earlier entry merged them)
-                record(entry, set(), f"changed nothing: {entry.target} is {into} already")
-                continue
-            move(keys, into, entry)
-            record(entry, keys, f"merged into {into}")
-        elif entry.kind == "alias" and keys:
-            (key,) = sorted(keys)[:1]
-            joined = {final(r) for r in raw_named(key_type(key), list(entry.names))} - {key}
-            move(joined, key, entry)
-            record(entry, keys if joined else set(), f"joined {', '.join(sorted(joined))}")
-        elif entry.kind == "retype" and keys:
-            for key in keys:
-                new = f"{entry.to.lower()}:{key.split(':', 1)[1]}"
-                if new == key:
-                    continue
-                if exists(new):
-                    move({key}, final(new), entry)
-                else:
-                    for raw in members(key):
-                        canonical[raw] = new
-                    out.removed.add(key)
-            record(entry, keys, f"now {entry.to}")
-        elif entry.kind == "drop" and keys:
-            n, _ = papers(keys)
-            for key in keys:
-                out.dropped |= members(key)
-                out.removed.add(key)
-            record(entry, keys, f"dropped from {n} paper{'' if n == 1 else 's'}")
-        elif entry.kind == "rename" and keys:
-            for key in keys:
-                out.names[key] = entry.to
-            record(entry, keys, f"shown as {entry.to!r}")
+    def regroup(self, raws: set[str], key: str) -> None:
+        """Make ``key`` the canonical key of ``raws``."""
+        for raw in raws:
+            self.canonical[raw] = key
+        self.canonical.pop(key, None)
+
+    def split(self, entry: CurationEntry, keys: set[str]) -> None:
+        from kg.resolve.keys import entity_key, key_type
+
+        (key,) = sorted(keys)[:1]
+        taken = self.raw_named(key_type(key), list(entry.names)) & self.members(key)
+        if not taken:
+            self.record(entry, set(), "")
+            return
+        kept = min(taken, key=lambda r: (r != entity_key(key_type(key), entry.names[0]), r))
+        rest = self.members(key) - taken
+        self.regroup(taken, kept)
+        now = {kept}
+        if key in taken and rest:  # the entity keeps its other names under one of them
+            self.regroup(rest, min(rest))
+            now.add(min(rest))
+        moved = key not in now  # its key went with the names: a loaded database drops it
+        if moved:
+            self.out.removed.add(key)
+        gone = f"; {key} is gone (now {', '.join(sorted(now))})" if moved else ""
+        self.record(entry, keys, f"took {', '.join(sorted(taken))} out of {key} as {kept}{gone}")
+
+    def merge(self, entry: CurationEntry, keys: set[str]) -> None:
+        into = self.final(entry.into) if self.exists(entry.into) else None
+        if into is None:
+            self.record(entry, set(), "")
+        elif not keys - {into}:  # one entity already (an earlier entry merged them)
+            self.record(entry, set(), f"changed nothing: {entry.target} is {into} already")
         else:
-            record(entry, set(), "")
-    for raw in out.dropped:
-        canonical.pop(raw, None)
-    return out
+            self.move(keys, into, entry)
+            self.record(entry, keys, f"merged into {into}")
+
+    def alias(self, entry: CurationEntry, keys: set[str]) -> None:
+        from kg.resolve.keys import key_type
+
+        (key,) = sorted(keys)[:1]
+        named = self.raw_named(key_type(key), list(entry.names))
+        joined = {self.final(r) for r in named} - {key}
+        self.move(joined, key, entry)
+        self.record(entry, keys if joined else set(), f"joined {', '.join(sorted(joined))}")
+
+    def retype(self, entry: CurationEntry, keys: set[str]) -> None:
+        for key in keys:
+            new = f"{entry.to.lower()}:{key.split(':', 1)[1]}"
+            if new == key:
+                continue
+            if self.exists(new):
+                self.move({key}, self.final(new), entry)
+            else:
+                for raw in self.members(key):
+                    self.canonical[raw] = new
+                self.out.removed.add(key)
+        self.record(entry, keys, f"now {entry.to}")
+
+    def drop(self, entry: CurationEntry, keys: set[str]) -> None:
+        n, _ = self.papers(keys)
+        for key in keys:
+            self.out.dropped |= self.members(key)
+            self.out.removed.add(key)
+        self.record(entry, keys, f"dropped from {n} paper{'' if n == 1 else 's'}")
+
+    def rename(self, entry: CurationEntry, keys: set[str]) -> None:
+        for key in keys:
+            self.out.names[key] = entry.to
+        self.record(entry, keys, f"shown as {entry.to!r}")
 
 
 HEADER = (

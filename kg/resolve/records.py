@@ -67,6 +67,31 @@ def paper_record(
     curation dropped is left out, with the relations it ends and its place in results,
     and so is a relation whose ends no longer have the types it joins."""
     rec = ex.record
+    entities, key_of_mention, local_of_mention = _entities(ex, locals_, resolution)
+    relations = _relations(ex, key_of_mention)
+    results = _results(ex, key_of_mention, local_of_mention)
+    return {
+        "id": rec.id,
+        "title": rec.title,
+        "year": rec.year,
+        "date": rec.date,
+        "authors": list(rec.authors),
+        "url": rec.url,
+        "code_url": rec.code_url,
+        "categories": list(rec.categories),
+        "upvotes": rec.upvotes,
+        "source": {"file": rec.source, "line": rec.line},
+        "text": rec.text,
+        "sentences": [list(s) for s in ex.sentences],
+        "entities": entities,
+        "relations": relations,
+        "results": results,
+    }
+
+
+def _entities(ex: PaperExtraction, locals_: list[LocalEntity], resolution: Resolution):
+    """The paper's entities by canonical key (two local entities of one key merged), and
+    each kept mention's canonical key and local entity."""
     key_of_mention: dict[int, str] = {}
     local_of_mention: dict[int, LocalEntity] = {}
     entities: dict[str, dict[str, Any]] = {}
@@ -107,6 +132,12 @@ def paper_record(
             "benchmark": benchmark,
             "mentions": mentions,
         }
+    return list(entities.values()), key_of_mention, local_of_mention
+
+
+def _relations(ex: PaperExtraction, key_of_mention: dict[int, str]) -> list[dict[str, Any]]:
+    """The paper's relations between canonical entities, one per (head, type, tail) with
+    the evidence of each mention pair."""
     relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     for rel in ex.relations:
         head, tail = key_of_mention.get(rel.head), key_of_mention.get(rel.tail)
@@ -128,6 +159,13 @@ def paper_record(
         )
         item["confidence"] = max(item["confidence"], rel.confidence)
         item["evidence"].append(relation_evidence(ex, rel, h, t))
+    return list(relations.values())
+
+
+def _results(ex: PaperExtraction, key_of_mention: dict[int, str],
+             local_of_mention: dict[int, LocalEntity]) -> list[dict[str, Any]]:  # fmt: skip
+    """The paper's results, each with the canonical entities it names."""
+    rec = ex.record
     results = []
     for res in ex.results:
 
@@ -168,23 +206,7 @@ def paper_record(
                 },
             }
         )
-    return {
-        "id": rec.id,
-        "title": rec.title,
-        "year": rec.year,
-        "date": rec.date,
-        "authors": list(rec.authors),
-        "url": rec.url,
-        "code_url": rec.code_url,
-        "categories": list(rec.categories),
-        "upvotes": rec.upvotes,
-        "source": {"file": rec.source, "line": rec.line},
-        "text": rec.text,
-        "sentences": [list(s) for s in ex.sentences],
-        "entities": list(entities.values()),
-        "relations": list(relations.values()),
-        "results": results,
-    }
+    return results
 
 
 def _result_spans(ex, res, ids: tuple[str | None, ...]) -> dict[str, list[int]]:
