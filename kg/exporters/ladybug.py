@@ -223,7 +223,8 @@ def write_database(
                 copied, fwd = _copy_edges(conn, source, rtype, ends, n_buckets, tmpdir, above,
                                           evidence)  # fmt: skip
                 counts.update(copied)
-                forward += [rtype] if fwd else []
+                if fwd:
+                    forward.append(rtype)
     finally:
         conn.close()
     notes = list(conn.grown)

@@ -163,16 +163,15 @@ class _Plan:
 
 def _plan(out_dir: Path, target: Target, extract: ExtractOptions, resolve: ResolveOptions,
           listed: InputFiles) -> _Plan:  # fmt: skip
-    built = ((read_manifest(out_dir) or {}).get("pipeline") or {}) if target.add_to else {}
-    about = _pipeline_settings(
-        extract.pipeline, extract.config, extract.base, extract.min_confidence, built
-    )
+    manifest = read_manifest(out_dir) if target.add_to else None
+    built = ((manifest or {}).get("pipeline") or {}) if target.add_to else {}
+    about = _pipeline_settings(extract, built)
     previous_inputs: list[str] = []
     updates: list[dict] = []
     curation = resolve.curation
     if target.add_to:
-        previous_inputs = _check_add_to(out_dir, about)
-        updates = list((read_manifest(out_dir) or {}).get("updates") or [])
+        previous_inputs = _check_add_to(out_dir, about, manifest)
+        updates = list(manifest.get("updates") or [])
         if curation is None:
             curation = remembered_curation(built)
     curated_by = _read_curation(curation, out_dir if target.add_to else None)
@@ -274,15 +273,14 @@ def _check_resume(tmp: Path, state: dict) -> None:
         )
 
 
-def _pipeline_settings(
-    pipeline: str | None, config, base: str | None, min_confidence: float, built: dict
-) -> dict:
+def _pipeline_settings(extract: ExtractOptions, built: dict) -> dict:
     """What extracts the papers, as the manifest keeps it: the pipeline's name, its config
     (absolute path and digest), the base pipeline (name, version, digest) and the minimum
     confidence. With ``--add-to`` (``built``: the build's own), what is not given is the
     build's."""
     from kg.nlp.pipeline import PIPELINES, base_settings, pipeline_config
 
+    pipeline, config, base = extract.pipeline, extract.config, extract.base
     kept_config = built.get("config")
     if config is None and pipeline is None and built.get("name") == "custom":
         config = kept_config.get("path") if isinstance(kept_config, dict) else kept_config
@@ -300,7 +298,7 @@ def _pipeline_settings(
         "name": "custom" if config else pipeline,
         "config": {"path": str(path), "digest": file_digest(path)},
         "base": base_settings(base),
-        "min_confidence": min_confidence,
+        "min_confidence": extract.min_confidence,
     }
 
 
@@ -335,8 +333,7 @@ def _differences(kept: dict, now: dict) -> list[str]:
     return out
 
 
-def _check_add_to(out_dir: Path, about: dict) -> list[str]:
-    manifest = read_manifest(out_dir)
+def _check_add_to(out_dir: Path, about: dict, manifest: dict | None) -> list[str]:
     if manifest is None or not (out_dir / TABLES / PAPERS).is_dir():
         raise BuildError(
             f"--add-to {out_dir}: no kg build with extraction tables there (a build of kg "

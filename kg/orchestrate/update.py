@@ -102,8 +102,7 @@ def update(
     FetchError
         The source failed after its retries (run again: the fetch resumes).
     """
-    out = _check_build(Path(out))
-    manifest = read_manifest(out) or {}
+    out, manifest = _check_build(Path(out))
     until = date_until or dt.datetime.now(dt.UTC).date().isoformat()
     if date_from is not None and date_from > until:
         raise BuildError(f"--from {date_from} is after --until {until}; give them in order")
@@ -149,11 +148,12 @@ def update(
     return summary
 
 
-def _check_build(given: Path) -> Path:
-    """The absolute path of the build ``given`` names; refused when it is none, or when it
-    holds the current directory (an update replaces it whole)."""
+def _check_build(given: Path) -> tuple[Path, dict]:
+    """The absolute path of the build ``given`` names, and its manifest; refused when it
+    is none, or when it holds the current directory (an update replaces it whole)."""
     out = given.resolve()  # OUT.updates/ beside it, even for "."
-    if read_manifest(out) is None or not (out / TABLES).is_dir():
+    manifest = read_manifest(out)
+    if manifest is None or not (out / TABLES).is_dir():
         raise BuildError(f"{given} is not a kg build; run `kg build ... -o {given}` first")
     cwd = Path.cwd().resolve()
     if out == cwd or out in cwd.parents:
@@ -161,7 +161,7 @@ def _check_build(given: Path) -> Path:
             f"{given} is the current directory or one above it, which an update replaces "
             f"whole; run kg update from outside the build (cd ..; kg update {out.name} ...)"
         )
-    return out
+    return out, manifest
 
 
 def _sort_fetched(summary: UpdateSummary, digests: dict[str, str]) -> None:
