@@ -21,7 +21,8 @@ import argparse
 import json
 from pathlib import Path
 
-from kg.eval.scoring import calibration, match_entities, paper_match_key
+from kg.eval.calibration import calibration
+from kg.eval.scoring import match_entities, paper_match_key
 from kg.nlp.calibration import MIN_ITEMS, ConfidenceCalibration
 from kg.resources import nlp_data_dir
 from kg.train.entities import TRAINING, read_gold

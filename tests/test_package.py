@@ -1,5 +1,5 @@
 """The package's shape: each stage imports only itself, earlier stages and the shared
-modules; no import cycle; no module too long to read."""
+modules; no import cycle; no module or function too long to read."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ STAGES = [
 ]
 """The data flow, earliest first: a module may import its own stage and earlier ones."""
 MAX_LINES = 500
+MAX_FUNCTION_LINES = 80
 
 
 def _module(path: Path) -> str:
@@ -103,6 +104,18 @@ def test_no_import_cycle():
 
 def test_no_module_over_500_lines():
     long = {_module(f): n for f in _files() if (n := len(f.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
+
+
+def test_no_function_over_80_lines():
+    """A function's logic fits on a screen or two: longer ones are split into named steps."""
+    long = []
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{_module(path)}.{node.name}: {lines} lines")
     assert not long, long
 
 

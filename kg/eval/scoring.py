@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kg.errors import KgError
+from kg.eval.calibration import calibration, entity_confidence
 from kg.ingest.record import normalise_space
 from kg.names import normalise_name
 
 __all__ = [
     "Score",
-    "calibration",
-    "entity_confidence",
     "evaluate",
     "evaluate_files",
     "format_table",
@@ -199,138 +198,125 @@ def _own_flags(pairs: list[tuple[dict, dict]], gold_ents: list[dict], counts: di
         counts["own_gold"] += gold_own
 
 
-CALIBRATION_BINS = 10
-"""Equal-width confidence bins of the calibration table."""
-
-
-def calibration(pairs: Iterable[tuple[float, bool]], bins: int = CALIBRATION_BINS) -> dict:
-    """Return how well confidences state the chance of being right: per equal-width bin
-    the items, their mean confidence and the share right, and the expected calibration
-    error (ECE: the items' mean gap between a bin's confidence and its share right).
-
-    >>> calibration([(0.9, True), (0.9, False), (0.2, False)], bins=2)["ece"]
-    0.3333
-    """
-    held: list[list[float]] = [[0, 0.0, 0] for _ in range(bins)]  # items, sum conf, right
-    for conf, right in pairs:
-        b = held[min(bins - 1, max(0, int(conf * bins)))]
-        b[0] += 1
-        b[1] += conf
-        b[2] += bool(right)
-    total = sum(b[0] for b in held)
-    rows = [
-        {
-            "low": round(k / bins, 4),
-            "high": round((k + 1) / bins, 4),
-            "items": int(n),
-            "confidence": round(c / n, 4),
-            "right": round(r / n, 4),
-        }
-        for k, (n, c, r) in enumerate(held)
-        if n
-    ]
-    ece = sum(abs(c - r) for n, c, r in held if n) / total if total else 0.0
-    return {"ece": round(ece, 4), "items": int(total), "bins": rows}
-
-
-def entity_confidence(entity: dict) -> float:
-    """A paper's entity's confidence: that of its most confident mention."""
-    return max((float(m.get("confidence", 1.0)) for m in entity.get("mentions", [])),
-               default=float(entity.get("confidence", 1.0)))  # fmt: skip
-
-
 CONFIDENCE_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
 """Relation confidences at which ``kg eval`` also scores relations (precision-recall)."""
+
+
+def _summed(scores: Iterable[Score]) -> Score:
+    total = Score()
+    for s in scores:
+        total.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
+    return total
+
+
+@dataclass
+class _Tally:
+    """What :func:`evaluate` counts over the papers, and the notes ``explain`` keeps."""
+
+    explain: bool = False
+    papers: int = 0
+    ent_typed: Score = field(default_factory=Score)
+    ent_untyped: Score = field(default_factory=Score)
+    per_type: dict[str, Score] = field(default_factory=dict)
+    rel_scores: dict[str, Score] = field(default_factory=dict)
+    res: Score = field(default_factory=Score)
+    res_value: Score = field(default_factory=Score)
+    at_confidence: dict[float, Score] = field(
+        default_factory=lambda: {t: Score() for t in CONFIDENCE_THRESHOLDS}
+    )
+    own_counts: dict[str, int] = field(
+        default_factory=lambda: {"rows": 0, "right": 0, "own_gold": 0}
+    )
+    entity_hits: list[tuple[float, bool]] = field(default_factory=list)
+    relation_hits: list[tuple[float, bool]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)
+
+    def paper(self, p: dict, g: dict) -> None:
+        """Count one paper's prediction ``p`` against its gold ``g``."""
+        self.papers += 1
+        first_note = len(self.notes)
+        typed = self._entities(p["entities"], g["entities"])
+        notes = self.notes if self.explain else None
+        _relations(p["entities"], p["relations"], g["entities"], g["relations"], typed,
+                   self.rel_scores, notes, self.relation_hits)  # fmt: skip
+        self._at_confidence(p, g, typed)
+        paper = _paper_label(p, g)
+        for note in self.notes[first_note:]:
+            note["paper"] = paper
+        self._results(p["results"], g["results"], g["entities"])
+
+    def _entities(self, p_ents: list[dict], g_ents: list[dict]) -> dict[int, int]:
+        typed = match_entities(p_ents, g_ents, typed=True)
+        untyped = match_entities(p_ents, g_ents, typed=False)
+        self.ent_typed.add(len(typed), len(p_ents), len(typed), len(g_ents))
+        self.ent_untyped.add(len(untyped), len(p_ents), len(untyped), len(g_ents))
+        matched_gold = set(typed.values())
+        for i, e in enumerate(p_ents):
+            self.per_type.setdefault(_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
+            self.entity_hits.append((entity_confidence(e), i in typed))
+            if self.explain and i not in typed:
+                self.notes.append({"kind": "entity_fp", "item": [e["type"], e["name"]]})
+        for j, e in enumerate(g_ents):
+            self.per_type.setdefault(_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
+            if self.explain and j not in matched_gold:
+                self.notes.append({"kind": "entity_fn", "item": [e["type"], e["name"]]})
+        return typed
+
+    def _at_confidence(self, p: dict, g: dict, typed: dict[int, int]) -> None:
+        for t, score in self.at_confidence.items():
+            kept = [r for r in p["relations"] if r.get("confidence", 1.0) >= t]
+            per_rel: dict[str, Score] = {}
+            _relations(p["entities"], kept, g["entities"], g["relations"], typed, per_rel, None)
+            for s in per_rel.values():
+                score.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
+
+    def _results(self, p_res: list[dict], g_res: list[dict], g_ents: list[dict]) -> None:
+        m_pred, m_gold = _results(p_res, g_res, True)
+        self.res.add(m_pred, len(p_res), m_gold, len(g_res))
+        pairs: list[tuple[dict, dict]] = []
+        m_pred, m_gold = _results(p_res, g_res, False, pairs)
+        self.res_value.add(m_pred, len(p_res), m_gold, len(g_res))
+        _own_flags(pairs, g_ents, self.own_counts)
+
+    def as_dict(self) -> dict:
+        own = self.own_counts
+        out = {
+            "papers": self.papers,
+            "papers_without_prediction": self.missing,
+            "entities": self.ent_typed.as_dict(),
+            "entities_untyped": self.ent_untyped.as_dict(),
+            "entities_per_type": {k: v.as_dict() for k, v in sorted(self.per_type.items())},
+            "relations": _summed(self.rel_scores.values()).as_dict(),
+            "relations_per_type": {k: v.as_dict() for k, v in sorted(self.rel_scores.items())},
+            "relations_at_confidence": {str(t): v.as_dict() for t, v in self.at_confidence.items()},
+            "results": self.res.as_dict(),
+            "results_value_only": self.res_value.as_dict(),
+            "calibration": {
+                "entities": calibration(self.entity_hits),
+                "relations": calibration(self.relation_hits),
+            },
+            "results_own": {
+                **own,
+                "accuracy": round(own["right"] / own["rows"], 4) if own["rows"] else 0.0,
+            },
+        }
+        if self.explain:
+            out["explain"] = self.notes
+        return out
 
 
 def evaluate(gold: Iterable[dict], pred: Iterable[dict], *, explain: bool = False) -> dict:
     """Return the scores of ``pred`` records against ``gold`` records (micro-averaged)."""
     by_key = {paper_match_key(p["text"]): p for p in pred}
-    ent_typed, ent_untyped = Score(), Score()
-    per_type: dict[str, Score] = {}
-    rel_scores: dict[str, Score] = {}
-    res, res_value = Score(), Score()
-    at_confidence = {t: Score() for t in CONFIDENCE_THRESHOLDS}
-    own_counts = {"rows": 0, "right": 0, "own_gold": 0}
-    entity_hits: list[tuple[float, bool]] = []
-    relation_hits: list[tuple[float, bool]] = []
-    missing, notes = [], []
-    papers = 0
+    tally = _Tally(explain=explain)
     for g in gold:
-        papers += 1
         p = by_key.get(paper_match_key(g["text_start"]))
         if p is None:
-            missing.append(g["text_start"][:60])
+            tally.missing.append(g["text_start"][:60])
             p = {"entities": [], "relations": [], "results": []}
-        first_note = len(notes)
-        p_ents, g_ents = p["entities"], g["entities"]
-        typed = match_entities(p_ents, g_ents, typed=True)
-        untyped = match_entities(p_ents, g_ents, typed=False)
-        ent_typed.add(len(typed), len(p_ents), len(typed), len(g_ents))
-        ent_untyped.add(len(untyped), len(p_ents), len(untyped), len(g_ents))
-        matched_gold = set(typed.values())
-        for i, e in enumerate(p_ents):
-            per_type.setdefault(_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
-            entity_hits.append((entity_confidence(e), i in typed))
-            if explain and i not in typed:
-                notes.append({"kind": "entity_fp", "item": [e["type"], e["name"]]})
-        for j, e in enumerate(g_ents):
-            per_type.setdefault(_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
-            if explain and j not in matched_gold:
-                notes.append({"kind": "entity_fn", "item": [e["type"], e["name"]]})
-        _relations(
-            p_ents,
-            p["relations"],
-            g_ents,
-            g["relations"],
-            typed,
-            rel_scores,
-            notes if explain else None,
-            relation_hits,
-        )
-        for t, score in at_confidence.items():
-            kept = [r for r in p["relations"] if r.get("confidence", 1.0) >= t]
-            per_rel: dict[str, Score] = {}
-            _relations(p_ents, kept, g_ents, g["relations"], typed, per_rel, None)
-            for s in per_rel.values():
-                score.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
-        paper = _paper_label(p, g)
-        for note in notes[first_note:]:
-            note["paper"] = paper
-        m_pred, m_gold = _results(p["results"], g["results"], True)
-        res.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
-        pairs: list[tuple[dict, dict]] = []
-        m_pred, m_gold = _results(p["results"], g["results"], False, pairs)
-        res_value.add(m_pred, len(p["results"]), m_gold, len(g["results"]))
-        _own_flags(pairs, g_ents, own_counts)
-    rel_all = Score()
-    for s in rel_scores.values():
-        rel_all.add(s.tp_pred, s.n_pred, s.tp_gold, s.n_gold)
-    out = {
-        "papers": papers,
-        "papers_without_prediction": missing,
-        "entities": ent_typed.as_dict(),
-        "entities_untyped": ent_untyped.as_dict(),
-        "entities_per_type": {k: v.as_dict() for k, v in sorted(per_type.items())},
-        "relations": rel_all.as_dict(),
-        "relations_per_type": {k: v.as_dict() for k, v in sorted(rel_scores.items())},
-        "relations_at_confidence": {str(t): v.as_dict() for t, v in at_confidence.items()},
-        "results": res.as_dict(),
-        "results_value_only": res_value.as_dict(),
-        "calibration": {
-            "entities": calibration(entity_hits),
-            "relations": calibration(relation_hits),
-        },
-        "results_own": {
-            **own_counts,
-            "accuracy": round(own_counts["right"] / own_counts["rows"], 4)
-            if own_counts["rows"]
-            else 0.0,
-        },
-    }
-    if explain:
-        out["explain"] = notes
-    return out
+        tally.paper(p, g)
+    return tally.as_dict()
 
 
 def _paper_label(pred: dict, gold: dict) -> str:

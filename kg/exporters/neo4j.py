@@ -31,6 +31,7 @@ from kg.exporters.neo4j_writes import (
     delete_entities,
     edge_batches,
     entity_batch,
+    entity_props,
     node_batch,
     node_props,
     per_paper_edges,
@@ -111,24 +112,24 @@ def apply_schema(driver, database: str | None = None, *, indexes: bool = True) -
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
 
 
-def _drop_stale(
-    driver, database, source: GraphSource, reloaded: set[str], summary: LoadSummary
-) -> dict[str, set[str]]:
-    """Remove what reloaded papers no longer say: their mentions, proposals and results
-    missing from this build, and their support of shared relations this build does not
-    repeat. Return the keys of entities whose counts changed, by label."""
-    touched: dict[str, set[str]] = defaultdict(set)
-    paper_ids = sorted(p.removeprefix("paper:") for p in reloaded)
-    ids = set(paper_ids)
-    fresh_edges: set[tuple[str, str, str]] = set()
-    fresh_papers: dict[tuple[str, str, str], set[str]] = {}
-    # only what the reloaded papers support
+def _fresh_edges(
+    source: GraphSource, reloaded: set[str], ids: set[str]
+) -> tuple[set[tuple[str, str, str]], dict[tuple[str, str, str], set[str]]]:
+    """The ``(u, type, v)`` edges this build has from or supported by the reloaded papers,
+    and the papers of those that are shared relations."""
+    fresh: set[tuple[str, str, str]] = set()
+    papers: dict[tuple[str, str, str], set[str]] = {}
     for u, v, rtype, data in source.edges(evidence_json=True):
         if u in reloaded:
-            fresh_edges.add((u, rtype, v))
+            fresh.add((u, rtype, v))
         elif ids.intersection(data["papers"]):
-            fresh_edges.add((u, rtype, v))
-            fresh_papers[(u, rtype, v)] = set(data["papers"])
+            fresh.add((u, rtype, v))
+            papers[(u, rtype, v)] = set(data["papers"])
+    return fresh, papers
+
+
+def _drop_stale_links(driver, database, paper_ids, fresh, summary, touched) -> None:
+    """Delete the reloaded papers' MENTIONS and PROPOSES links this build does not have."""
     for rtype in ("MENTIONS", "PROPOSES"):
         for label in ENTITY_LABELS:
             records, _, _ = driver.execute_query(
@@ -137,7 +138,7 @@ def _drop_stale(
                 ids=paper_ids,
                 database_=database,
             )
-            stale = [r.data() for r in records if (r["p"], rtype, r["e"]) not in fresh_edges]
+            stale = [r.data() for r in records if (r["p"], rtype, r["e"]) not in fresh]
             if stale:
                 run_write(
                     driver,
@@ -148,6 +149,11 @@ def _drop_stale(
                 )
                 touched[label].update(r["e"] for r in stale)
                 summary.stale_removed[rtype] += len(stale)
+
+
+def _drop_stale_results(driver, database, source, paper_ids, summary) -> None:
+    """Delete the reloaded papers' results this build does not have."""
+    ids = set(paper_ids)
     results = {k for k, d in source.nodes("Result") if d["paper_id"] in ids}
     records, _, _ = driver.execute_query(
         "UNWIND $ids AS id MATCH (p:Paper {paper_id: id})-[:REPORTS]->(r:Result) "
@@ -155,15 +161,31 @@ def _drop_stale(
         ids=paper_ids,
         database_=database,
     )
-    stale_results = [r["key"] for r in records if r["key"] not in results]
-    if stale_results:
+    stale = [r["key"] for r in records if r["key"] not in results]
+    if stale:
         run_write(
-            driver,
-            database,
-            "UNWIND $rows AS k MATCH (r:Result {key: k}) DETACH DELETE r",
-            stale_results,
+            driver, database, "UNWIND $rows AS k MATCH (r:Result {key: k}) DETACH DELETE r", stale
         )
-        summary.stale_removed["Result"] += len(stale_results)
+        summary.stale_removed["Result"] += len(stale)
+
+
+def _without_stale_support(rec, ids: set[str], kept: set[str]):
+    """``None`` when the relationship ``rec`` keeps all its papers, ``{}`` when it has none
+    left, else its properties without the stale papers and their evidence."""
+    stale = {p for p in rec["papers"] if p in ids} - kept
+    if not stale:
+        return None
+    papers = [p for p in rec["papers"] if p not in stale]
+    if not papers:
+        return {}
+    evidence = [e for e in json.loads(rec["evidence"] or "[]") if e.get("paper") not in stale]
+    return {"papers": papers, "support": len(papers), "evidence": json_text(evidence)}
+
+
+def _drop_stale_support(driver, database, paper_ids, fresh_papers, summary) -> None:
+    """Take the reloaded papers out of the shared relations this build no longer has them
+    support; delete a relation left with no paper."""
+    ids = set(paper_ids)
     for rtype, ends in EDGE_ENDS.items():
         for a, b in ends:
             if a in _PER_PAPER_SOURCES:
@@ -177,23 +199,12 @@ def _drop_stale(
             )
             rows, gone = [], []
             for rec in records:
-                key = (rec["u"], rtype, rec["v"])
-                kept = fresh_papers.get(key, set())
-                stale = {p for p in rec["papers"] if p in ids} - kept
-                if not stale:
-                    continue
-                papers = [p for p in rec["papers"] if p not in stale]
-                if not papers:
+                kept = fresh_papers.get((rec["u"], rtype, rec["v"]), set())
+                props = _without_stale_support(rec, ids, kept)
+                if props == {}:
                     gone.append({"u": rec["u"], "v": rec["v"]})
-                    continue
-                evidence = json.loads(rec["evidence"] or "[]")
-                evidence = [e for e in evidence if e.get("paper") not in stale]
-                props = {
-                    "papers": papers,
-                    "support": len(papers),
-                    "evidence": json_text(evidence),
-                }
-                rows.append({"u": rec["u"], "v": rec["v"], "props": props})
+                elif props:
+                    rows.append({"u": rec["u"], "v": rec["v"], "props": props})
             match = (
                 f"UNWIND $rows AS row MATCH (x:{a} {{key: row.u}})-[r:{rtype}]->"
                 f"(y:{b} {{key: row.v}}) "
@@ -204,7 +215,91 @@ def _drop_stale(
                 run_write(driver, database, match + "DELETE r", gone)
             if rows or gone:
                 summary.stale_removed[rtype] += len(rows) + len(gone)
+
+
+def _drop_stale(
+    driver, database, source: GraphSource, reloaded: set[str], summary: LoadSummary
+) -> dict[str, set[str]]:
+    """Remove what reloaded papers no longer say: their mentions, proposals and results
+    missing from this build, and their support of shared relations this build does not
+    repeat. Return the keys of entities whose counts changed, by label."""
+    touched: dict[str, set[str]] = defaultdict(set)
+    paper_ids = sorted(p.removeprefix("paper:") for p in reloaded)
+    fresh, fresh_papers = _fresh_edges(source, reloaded, set(paper_ids))
+    _drop_stale_links(driver, database, paper_ids, fresh, summary, touched)
+    _drop_stale_results(driver, database, source, paper_ids, summary)
+    _drop_stale_support(driver, database, paper_ids, fresh_papers, summary)
     return touched
+
+
+def _known_papers(driver, database, source: GraphSource, batch_size: int) -> tuple[set[str], int]:
+    """The keys of this build's papers the database already has, and how many papers the
+    build has."""
+    known: set[str] = set()
+    n_papers = 0
+    for batch in batched((k for k, _ in source.nodes("Paper")), batch_size):
+        n_papers += len(batch)
+        records, _, _ = driver.execute_query(
+            "UNWIND $keys AS k MATCH (p:Paper {key: k}) RETURN p.key AS key",
+            keys=batch,
+            database_=database,
+        )
+        known.update(r["key"] for r in records)
+    return known, n_papers
+
+
+class _Batches:
+    """Run ``(step, n, fn)`` write tasks on a thread pool, at most ``2 * parallel`` queued
+    at a time, adding each one's counters to ``summary`` as it finishes."""
+
+    def __init__(self, pool, parallel: int, summary: LoadSummary, on_batch) -> None:
+        self.pool, self.parallel, self.summary, self.on_batch = pool, parallel, summary, on_batch
+
+    def run(self, tasks, *, node: bool) -> None:
+        pending: deque = deque()
+        for step, n, fn in tasks:
+            pending.append((step, n, self.pool.submit(fn)))
+            if len(pending) >= 2 * self.parallel:
+                self._done(*pending.popleft(), node=node)
+        while pending:
+            self._done(*pending.popleft(), node=node)
+
+    def _done(self, step: str, n: int, future, *, node: bool) -> None:
+        for label, counters in future.result():
+            if counters is not None:
+                add_counters(self.summary, counters, label, node=node)
+        if n:
+            self.summary.rows[step.split(" ")[0]] += n  # the label, or the relationship type
+            if self.on_batch:
+                self.on_batch(step, n)
+
+
+def _node_tasks(driver, database, source, label, batch_size, known):
+    rows = ({"key": k, "props": node_props(d, label)} for k, d in source.nodes(label))
+    for batch in batched(rows, batch_size):
+        yield label, len(batch), partial(node_batch, driver, database, label, batch, known)
+
+
+def _entity_tasks(driver, database, source, label, batch_size, existing):
+    rows = ({"key": k, "props": entity_props(d, label)} for k, d in source.nodes(label))
+    for batch in batched(rows, batch_size):
+        fn = partial(entity_batch, driver, database, label, batch, existing[label])
+        yield label, len(batch), fn
+
+
+def _edge_tasks(driver, database, source, batch_size, known, existing):
+    for rtype, a, b, batch in edge_batches(source, batch_size):
+        if a in _PER_PAPER_SOURCES:
+            fn = partial(per_paper_edges, driver, database, rtype, a, b, batch, known)
+        else:
+            fn = partial(shared_edges, driver, database, rtype, a, b, batch, existing)
+        yield f"{rtype} {a}->{b}", len(batch), fn
+
+
+def _recount_tasks(driver, database, batch_size, keys_by_label):
+    for label in ENTITY_LABELS:
+        for batch in batched(sorted(keys_by_label.get(label, ())), batch_size):
+            yield f"recount {label}", 0, partial(recount_batch, driver, database, label, batch)
 
 
 def load_neo4j(
@@ -242,99 +337,24 @@ def load_neo4j(
     # the load, so that a first load does not update them node by node (nothing changes
     # when they are already there)
     apply_schema(driver, database, indexes=False)
-
-    known: set[str] = set()
-    n_papers = 0
-    for batch in batched((k for k, _ in source.nodes("Paper")), batch_size):
-        n_papers += len(batch)
-        records, _, _ = driver.execute_query(
-            "UNWIND $keys AS k MATCH (p:Paper {key: k}) RETURN p.key AS key",
-            keys=batch,
-            database_=database,
-        )
-        known.update(r["key"] for r in records)
+    known, n_papers = _known_papers(driver, database, source, batch_size)
     summary.papers_reloaded = len(known)
     summary.papers_new = n_papers - len(known)
     touched = _drop_stale(driver, database, source, known, summary) if known and replace else {}
     delete_entities(driver, database, removed, summary)
-
-    def done(step: str, n: int, counters_list, *, node: bool) -> None:
-        for label, counters in counters_list:
-            if counters is not None:
-                add_counters(summary, counters, label, node=node)
-        if n:
-            summary.rows[step.split(" ")[0]] += n  # the label, or the relationship type
-            if on_batch:
-                on_batch(step, n)
-
+    # an entity new to the database is mentioned only by this build's papers, so it takes
+    # the build's counts; one already there is recounted from the graph at the end
+    existing: dict[str, set[str]] = defaultdict(set)
     with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="kg-neo4j") as pool:
-
-        def run_all(tasks, *, node: bool) -> None:
-            """Run ``(step, n, fn)`` tasks, at most ``2 * parallel`` queued at a time."""
-            pending: deque = deque()
-            for step, n, fn in tasks:
-                pending.append((step, n, pool.submit(fn)))
-                if len(pending) >= 2 * parallel:
-                    step_, n_, fut = pending.popleft()
-                    done(step_, n_, fut.result(), node=node)
-            while pending:
-                step_, n_, fut = pending.popleft()
-                done(step_, n_, fut.result(), node=node)
-
-        def node_tasks(label: str):
-            rows = ({"key": k, "props": node_props(d, label)} for k, d in source.nodes(label))
-            for batch in batched(rows, batch_size):
-                fn = partial(node_batch, driver, database, label, batch, known)
-                yield label, len(batch), fn
-
+        batches = _Batches(pool, parallel, summary, on_batch)
         for label in ("Paper", "Result"):
-            run_all(node_tasks(label), node=True)
-
-        # an entity new to the database is mentioned only by this build's papers, so it
-        # takes the build's counts; one already there is recounted from the graph at the end
-        existing: dict[str, set[str]] = defaultdict(set)
-
-        def entity_tasks(label: str):
-            rows = (
-                {
-                    "key": k,
-                    "props": {
-                        "name": d["name"],
-                        "type": label,
-                        "aliases": list(d.get("aliases") or []),
-                        "benchmark": bool(d.get("benchmark")),
-                        "support": int(d.get("support") or 0),
-                        "mention_count": int(d.get("mention_count") or 0),
-                        "proposed_count": int(d.get("proposed_count") or 0),
-                    },
-                }
-                for k, d in source.nodes(label)
-            )
-            for batch in batched(rows, batch_size):
-                fn = partial(entity_batch, driver, database, label, batch, existing[label])
-                yield label, len(batch), fn
-
+            batches.run(_node_tasks(driver, database, source, label, batch_size, known), node=True)
         for label in ENTITY_LABELS:
-            run_all(entity_tasks(label), node=True)
-
-        def edge_tasks():
-            for rtype, a, b, batch in edge_batches(source, batch_size):
-                if a in _PER_PAPER_SOURCES:
-                    fn = partial(per_paper_edges, driver, database, rtype, a, b, batch, known)
-                else:
-                    fn = partial(shared_edges, driver, database, rtype, a, b, batch, existing)
-                yield f"{rtype} {a}->{b}", len(batch), fn
-
-        run_all(edge_tasks(), node=False)
-
-        def recount_tasks():
-            for label in ENTITY_LABELS:
-                keys = sorted(existing[label] | touched.get(label, set()))
-                for batch in batched(keys, batch_size):
-                    fn = partial(recount_batch, driver, database, label, batch)
-                    yield f"recount {label}", 0, fn
-
-        run_all(recount_tasks(), node=True)
+            tasks = _entity_tasks(driver, database, source, label, batch_size, existing)
+            batches.run(tasks, node=True)
+        batches.run(_edge_tasks(driver, database, source, batch_size, known, existing), node=False)
+        recount = {lb: existing[lb] | touched.get(lb, set()) for lb in ENTITY_LABELS}
+        batches.run(_recount_tasks(driver, database, batch_size, recount), node=True)
     apply_schema(driver, database)
     return summary
 

@@ -50,6 +50,19 @@ def node_props(data: dict[str, Any], label: str) -> dict[str, Any]:
     return props
 
 
+def entity_props(data: dict[str, Any], label: str) -> dict[str, Any]:
+    """The properties of an entity node as a load sets them."""
+    return {
+        "name": data["name"],
+        "type": label,
+        "aliases": list(data.get("aliases") or []),
+        "benchmark": bool(data.get("benchmark")),
+        "support": int(data.get("support") or 0),
+        "mention_count": int(data.get("mention_count") or 0),
+        "proposed_count": int(data.get("proposed_count") or 0),
+    }
+
+
 def add_counters(summary: LoadSummary, counters, label: str, *, node: bool) -> None:
     if node:
         summary.nodes_created[label] += counters.nodes_created

@@ -90,32 +90,39 @@ def candidate_features(
     """Return the sparse features the entity classifier scores a candidate span by;
     with ``clusters`` (word -> cluster ids), also the clusters of the span's head, first
     word, modifiers, governor and neighbours."""
-    doc = span.doc
-    sentences = sentences or SentenceIndex(doc)
-    tab = table if table is not None else TokenTable(doc)
+    sentences = sentences or SentenceIndex(span.doc)
+    tab = table if table is not None else TokenTable(span.doc)
     start, end = span.start, span.end
-    last = end - 1
     root = span.root.i
-    gov = tab.head[root]
-    text, lemma, gov_lemma = tab.span_text(start, end), tab.lemma[last], tab.lemma[gov]
-    head_lower = tab.lower[last]
-    ptype, size = phrase_type(span, lexicon, tab), end - start
     feats = ["bias"]
     for c in cands:
         feats += [f"src={c.rule}", f"src={c.rule}:{c.label}"]
         if c.benchmark:
             feats.append("benchmark_word")
-    words = tab.text[start:end]
-    feats += [
+    ptype = phrase_type(span, lexicon, tab)
+    feats += _word_features(tab, start, end, root, ptype, lexicon, gazetteer, counts, sentences)
+    feats += _head_features(tab, start, end, root, ptype, lexicon, gazetteer, sentences)
+    feats += _prior_features((priors or {}).get(head_key(tab.text[end - 1])))
+    feats += _neighbour_features(tab, start, end)
+    if clusters:
+        feats += _cluster_features(tab, start, end, tab.head[root], clusters)
+    return feats
+
+
+def _word_features(tab, start, end, root, ptype, lexicon, gazetteer, counts, sentences):
+    """The span's words, head, governor, shape and repetition."""
+    last, gov = end - 1, tab.head[root]
+    text, gov_lemma, head_lower = tab.span_text(start, end), tab.lemma[gov], tab.lower[last]
+    feats = [
         f"ptype={ptype}",
         f"gaz={gazetteer.type_of(text)}",
-        f"head={lemma}",
+        f"head={tab.lemma[last]}",
         f"head_suf={head_lower[-3:]}",
         f"head_pos={tab.pos[last]}",
         f"head_tag={tab.tag[last]}",
         f"first={tab.lower[start]}",
         f"first_pos={tab.pos[start]}",
-        f"len={min(size, 6)}",
+        f"len={min(end - start, 6)}",
         f"dep={tab.dep[root]}",
         f"gov={gov_lemma}",
         f"gov_pos={tab.pos[gov]}",
@@ -131,6 +138,15 @@ def candidate_features(
     ]
     for i in range(start, last):
         feats += [f"mod={tab.lemma[i]}", f"mod_pos={tab.pos[i]}"]
+    return feats
+
+
+def _head_features(tab, start, end, root, ptype, lexicon, gazetteer, sentences):
+    """The head's word lists, the gazetteer on the span's tail, the sentence's number, the
+    verb a preposition attaches to, and a "we" before the span."""
+    last, gov, size = end - 1, tab.head[root], end - start
+    lemma, head_lower = tab.lemma[last], tab.lower[last]
+    feats = []
     for cls, heads in (
         ("task_heads", lexicon.task_heads),
         ("method_heads", lexicon.method_heads),
@@ -143,24 +159,32 @@ def candidate_features(
             feats.append(f"head_in={cls}_len{min(size, 3)}")
     if size > 1:
         feats.append(f"gaz_tail={gazetteer.type_of(tab.span_text(start + 1, end))}")
-        feats.append(f"gaz_head={gazetteer.type_of(words[-1])}")
+        feats.append(f"gaz_head={gazetteer.type_of(tab.text[last])}")
     feats.append(f"sent_num={sentences.has_number(start)}")
     if tab.dep[root] in {"dobj", "pobj", "nsubj", "nsubjpass", "attr"} and tab.dep[gov] == "prep":
         feats.append(f"prep_verb={tab.lower[gov]}_{tab.lemma[tab.head[gov]]}")
     if sentences.we_before(start):
         feats.append("after_we")
     feats.append(f"ptype_len={ptype}_{min(size, 3)}")
-    prior = (priors or {}).get(head_key(words[-1]))
-    if prior:
-        total = sum(prior.values())
-        best = max(prior, key=lambda k: (prior[k], k))
-        share = prior[best] / total
-        feats.append(f"prior={best}")
-        feats.append(f"prior={best}_{'strong' if share >= 0.7 else 'weak'}")
-        feats.append(f"prior_o={'high' if prior.get('O', 0) / total > 0.3 else 'low'}")
-    else:
-        feats.append("prior=none")
-    feats += [
+    return feats
+
+
+def _prior_features(prior: dict[str, int] | None) -> list[str]:
+    """The label the head word most often had in the training data, and how strongly."""
+    if not prior:
+        return ["prior=none"]
+    total = sum(prior.values())
+    best = max(prior, key=lambda k: (prior[k], k))
+    share = prior[best] / total
+    return [
+        f"prior={best}",
+        f"prior={best}_{'strong' if share >= 0.7 else 'weak'}",
+        f"prior_o={'high' if prior.get('O', 0) / total > 0.3 else 'low'}",
+    ]
+
+
+def _neighbour_features(tab, start: int, end: int) -> list[str]:
+    feats = [
         f"prev={tab.lower[start - 1] if start > 0 else '<s>'}",
         f"next={tab.lower[end] if end < len(tab) else '</s>'}",
     ]
@@ -168,15 +192,21 @@ def candidate_features(
         feats.append(f"prev2={tab.lower[start - 2]}_{tab.lower[start - 1]}")
     if end < len(tab) and tab.text[end] == "(":
         feats.append("defines_acronym")
-    if clusters:
-        where = [("head", last), ("first", start), ("gov", gov)]
-        where += [("mod", i) for i in range(start, last)]
-        if start > 0:
-            where.append(("prev", start - 1))
-        if end < len(tab):
-            where.append(("next", end))
-        for role, i in where:
-            feats += [f"c_{role}={c}" for c in clusters.get(tab.lower[i], ("oov",))]
+    return feats
+
+
+def _cluster_features(tab, start: int, end: int, gov: int, clusters) -> list[str]:
+    """The clusters of the span's head, first word, modifiers, governor and neighbours."""
+    last = end - 1
+    where = [("head", last), ("first", start), ("gov", gov)]
+    where += [("mod", i) for i in range(start, last)]
+    if start > 0:
+        where.append(("prev", start - 1))
+    if end < len(tab):
+        where.append(("next", end))
+    feats = []
+    for role, i in where:
+        feats += [f"c_{role}={c}" for c in clusters.get(tab.lower[i], ("oov",))]
     return feats
 
 

@@ -130,6 +130,63 @@ def paper_label(paper: dict[str, Any], words: int = 8) -> str:
     return " ".join(text[:words]) + (" …" if len(text) > words else "")
 
 
+def _top_entities(G: nx.MultiDiGraph, max_nodes: int) -> list[str]:
+    """The keys of the ``max_nodes`` entities with the most support, best first."""
+    keys = [n for n, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS]
+    keys.sort(key=lambda k: (-G.nodes[k].get("support", 0), G.nodes[k]["name"], k))
+    return keys[:max_nodes]
+
+
+def _edges_between(G: nx.MultiDiGraph, keys: list[str]) -> tuple[list[list], nx.Graph]:
+    """The relations between ``keys`` as compact ``[source index, target index, type,
+    papers]`` rows, strongest first, and the graph weighted by support that lays them out."""
+    chosen, index = set(keys), {key: i for i, key in enumerate(keys)}
+    H = nx.Graph()
+    H.add_nodes_from(keys)
+    edges = []
+    for u, v, rtype, data in G.edges(keys=True, data=True):
+        if u in chosen and v in chosen:
+            edges.append([index[u], index[v], rtype, data.get("support", 1)])
+            w = data.get("support", 1) + (H[u][v]["weight"] if H.has_edge(u, v) else 0)
+            H.add_edge(u, v, weight=w)
+    edges.sort(key=lambda e: (-e[3], e[0], e[1], e[2]))
+    return edges, H
+
+
+def _mentions(G, key, evidence_per_node, sentences):
+    """The ``(paper id, paper key)`` of the papers mentioning ``key``, sorted, and up to
+    ``evidence_per_node`` of their sentences with the mention's offsets."""
+    evidence, mentioning = [], []
+    for p, _, rtype, data in G.in_edges(key, keys=True, data=True):
+        if rtype != "MENTIONS":
+            continue
+        paper = G.nodes[p]
+        pid = paper["paper_id"]
+        mentioning.append((pid, p))
+        if len(evidence) < evidence_per_node and data.get("evidence"):
+            ev = data["evidence"][0]
+            text, s, e = _sentence(
+                paper["text"], (sentences or {}).get(pid), ev["sentence"], ev["start"], ev["end"]
+            )
+            evidence.append({"paper": pid, "text": text, "start": s, "end": e})
+    mentioning.sort()
+    return mentioning, evidence
+
+
+def _add_papers(G, papers: dict, mentioning, evidence, papers_per_node: int) -> None:
+    """Add the title, label and link of the papers a node shows to ``papers``."""
+    keys_of = dict(mentioning)
+    shown_ids = {pid for pid, _ in mentioning[:papers_per_node]} | {ev["paper"] for ev in evidence}
+    for pid in sorted(shown_ids):
+        if pid not in papers:
+            paper = G.nodes[keys_of[pid]]
+            papers[pid] = {
+                "title": shown(paper.get("title") or ""),
+                "label": shown(paper_label(paper)),
+                "url": safe_url(paper.get("url")),
+            }
+
+
 def viz_data(
     G: nx.MultiDiGraph,
     max_nodes: int = 5000,
@@ -141,20 +198,8 @@ def viz_data(
     """Return the nodes, edges and details the page shows: the ``max_nodes`` entities with
     the most support, their relations, and per node up to ``papers_per_node`` papers and
     ``evidence_per_node`` evidence sentences."""
-    keys = [n for n, d in G.nodes(data=True) if d.get("label") in ENTITY_LABELS]
-    keys.sort(key=lambda k: (-G.nodes[k].get("support", 0), G.nodes[k]["name"], k))
-    keys = keys[:max_nodes]
-    chosen = set(keys)
-    H = nx.Graph()
-    H.add_nodes_from(keys)
-    index = {key: i for i, key in enumerate(keys)}
-    edges = []  # [source index, target index, type, papers]: compact for big pages
-    for u, v, rtype, data in G.edges(keys=True, data=True):
-        if u in chosen and v in chosen:
-            edges.append([index[u], index[v], rtype, data.get("support", 1)])
-            w = data.get("support", 1) + (H[u][v]["weight"] if H.has_edge(u, v) else 0)
-            H.add_edge(u, v, weight=w)
-    edges.sort(key=lambda e: (-e[3], e[0], e[1], e[2]))  # strongest first
+    keys = _top_entities(G, max_nodes)
+    edges, H = _edges_between(G, keys)
     pos = _layout(H, keys, seed)
     scale = 60 * math.sqrt(max(len(keys), 1))
     papers: dict[str, dict[str, Any]] = {}
@@ -162,36 +207,8 @@ def viz_data(
     nodes = []
     for rank, key in enumerate(keys):
         node = G.nodes[key]
-        evidence = []
-        mentioning = []
-        for p, _, rtype, data in G.in_edges(key, keys=True, data=True):
-            if rtype != "MENTIONS":
-                continue
-            paper = G.nodes[p]
-            pid = paper["paper_id"]
-            mentioning.append((pid, p))
-            if len(evidence) < evidence_per_node and data.get("evidence"):
-                ev = data["evidence"][0]
-                text, s, e = _sentence(
-                    paper["text"],
-                    (sentences or {}).get(pid),
-                    ev["sentence"],
-                    ev["start"],
-                    ev["end"],
-                )
-                evidence.append({"paper": pid, "text": text, "start": s, "end": e})
-        mentioning.sort()
-        keys_of = dict(mentioning)
-        for pid in sorted(
-            {pid for pid, _ in mentioning[:papers_per_node]} | {ev["paper"] for ev in evidence}
-        ):
-            if pid not in papers:
-                paper = G.nodes[keys_of[pid]]
-                papers[pid] = {
-                    "title": shown(paper.get("title") or ""),
-                    "label": shown(paper_label(paper)),
-                    "url": safe_url(paper.get("url")),
-                }
+        mentioning, evidence = _mentions(G, key, evidence_per_node, sentences)
+        _add_papers(G, papers, mentioning, evidence, papers_per_node)
         nodes.append(
             {
                 "id": key,
