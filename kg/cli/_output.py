@@ -11,9 +11,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kg.ingest import Skipped
+from kg.ingest import Note, Skipped
 
 # soft_wrap: messages stay on one line (``file:line: reason``) whatever the terminal width
 stdout = Console(soft_wrap=True)
@@ -220,14 +221,15 @@ def renamed(old: str, new: str) -> None:
     )
 
 
+def say_note(note: Note) -> None:
+    """Print what is said of a record that was kept on stderr."""
+    stderr.print(f"[cyan]note[/] {escape(str(note))}", highlight=False, markup=True)
+
+
 def say_skipped(skip: Skipped) -> None:
-    """Print a skipped record, an ignored directory entry or a note on stderr."""
+    """Print a skipped record or an ignored directory entry on stderr."""
     if skip.reason.startswith("ignored: "):
         where, why = skip.source, skip.reason.removeprefix("ignored: ")
         stderr.print(f"[dim]ignored[/] {where}: {why}", highlight=False, markup=True)
-    elif skip.reason.startswith("note: "):
-        where = f"{skip.source}:{skip.line}"
-        why = skip.reason.removeprefix("note: ")
-        stderr.print(f"[cyan]note[/] {where}: {why}", highlight=False, markup=True)
     else:
         stderr.print(f"[yellow]skipped[/] {skip}", highlight=False, markup=True)

@@ -16,12 +16,13 @@ from kg.cli._exports import (
     LadybugTextMax,
     export_options,
 )
-from kg.exporters import EXPORTERS, GRAPH_JSON_MAX
+from kg.exporters import GRAPH_JSON_MAX
+from kg.exporters.registry import EXPORTERS
 from kg.ingest import FieldMap
 from kg.ingest.readers import InputFiles
 from kg.ingest.record import DEFAULT_MAX_CHARS
 
-from ._output import progress, say_skipped, stderr, stdout
+from ._output import progress, say_note, say_skipped, stderr, stdout
 
 FIELD_NAMES = tuple(f for f in FieldMap.__dataclass_fields__ if f != "extra")
 
@@ -246,7 +247,8 @@ def build(
         outputs=tuple(only) if only else EXPORTERS,
         graph_json_max=graph_json_max,
     )
-    hooks = Hooks(progress=progress, on_skip=say_skipped, on_inputs=partial(_say_found, inputs),
+    hooks = Hooks(progress=progress, on_skip=say_skipped, on_note=say_note,
+                  on_inputs=partial(_say_found, inputs),
                   count_first=stderr.is_terminal,  # the bar's total; nobody sees it otherwise
                   on_stage=lambda stage: stderr.print(f"{stage} …", highlight=False))  # fmt: skip
     summary = run_build(

@@ -19,7 +19,7 @@ from ._exports import (
     export_options,
 )
 from ._neo4j import neo4j_settings
-from ._output import progress, say_skipped, stderr, stdout
+from ._output import progress, say_note, say_skipped, stderr, stdout
 from .fetch import Contact, Delay, Retries, parse_date, print_fetch_summary
 
 
@@ -107,10 +107,6 @@ def update(
     from kg.orchestrate.update import update as run_update
 
     make_source, wait = _source(source, category, base_url, delay)
-
-    def on_page(page, summary) -> None:
-        stderr.print(f"page {summary.pages}: {len(page.records)} records", highlight=False)
-
     driver = None
     if neo4j:
         from kg.exporters.neo4j import connect
@@ -129,21 +125,26 @@ def update(
                 n_process=jobs,
                 neo4j_driver=driver,
                 neo4j_database=database,
-                on_page=on_page,
+                on_page=_say_page,
                 progress=progress,
                 on_skip=say_skipped,
+                on_note=say_note,
                 export_options=export_options(
                     ladybug_memory_mb,
                     ladybug_memory_max_mb,
                     ladybug_text_max_papers,
                     ladybug_evidence_max_papers,
                     ladybug_forward_only_above_mb,
-                ),  # fmt: skip
+                ),
             )
     finally:
         if driver is not None:
             driver.close()
     _print_update(summary, out_dir)
+
+
+def _say_page(page, summary) -> None:
+    stderr.print(f"page {summary.pages}: {len(page.records)} records", highlight=False)
 
 
 def _source(source: SourceName, category: list[str] | None, base_url: str | None,

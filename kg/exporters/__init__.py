@@ -1,8 +1,6 @@
 """Exporters: write the graph and the per-paper records in each output format."""
 
-EXPORTERS = ("jsonl", "json", "ttl", "oxigraph", "ladybug", "report")
-
 GRAPH_JSON_MAX = 2_000_000
 """Nodes plus relationships above which a build does not write ``graph.json``."""
 
-__all__ = ["EXPORTERS", "GRAPH_JSON_MAX"]
+__all__ = ["GRAPH_JSON_MAX"]

@@ -47,6 +47,19 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Note:
+    """Something said of a record that was kept: a metadata value left out, for one."""
+
+    source: str
+    line: int | None
+    text: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line is not None else self.source
+        return f"{where}: {self.text}"
+
+
+@dataclass(frozen=True)
 class Skipped:
     """A record or file a reader could not use, and why."""
 

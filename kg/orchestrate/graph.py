@@ -16,10 +16,10 @@ __all__ = ["store_boards", "write_graph_tables"]
 
 
 def write_graph_tables(
-    tmp: Path, resolution, *, jsonl: bool = True, spill: Path, memory: str = DUCKDB_MEMORY
+    tmp: Path, resolution, *, records: Path, spill: Path, memory: str = DUCKDB_MEMORY
 ) -> int:
-    """Write each extracted paper of ``tmp/tables`` as a record (``extractions.jsonl``,
-    kept when ``jsonl``) and as graph rows, with the names ``resolution`` resolved; merge
+    """Write each extracted paper of ``tmp/tables`` as a record (to ``records``, a JSON
+    object per line) and as graph rows, with the names ``resolution`` resolved; merge
     the rows of each edge (DuckDB held to ``memory``, spilling to ``spill``); then place
     each result on its leaderboard (:func:`store_boards`). Return how many papers."""
     from kg.exporters.jsonio import write_record
@@ -27,7 +27,7 @@ def write_graph_tables(
     tables = tmp / "tables"
     graph = GraphTableWriter(tables)
     papers = 0
-    with open(tmp / "extractions.jsonl", "w", encoding="utf-8") as out:
+    with open(records, "w", encoding="utf-8") as out:
         for ex in _extractions(tables):
             record = paper_record(ex, local_entities(ex), resolution)
             write_record(out, record)
@@ -37,8 +37,6 @@ def write_graph_tables(
     merge_edge_tables(tables, spill_dir=spill, memory=memory)
     shutil.rmtree(tables / "paper_edges", ignore_errors=True)
     shutil.rmtree(spill, ignore_errors=True)
-    if not jsonl:
-        (tmp / "extractions.jsonl").unlink()
     store_boards(tables)
     return papers
 

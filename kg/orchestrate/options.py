@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kg.ingest import FieldMap, Skipped
+from kg.ingest import FieldMap, Note, Skipped
 from kg.ingest.readers import InputFiles
 from kg.ingest.record import DEFAULT_MAX_CHARS
 from kg.util.tables import DUCKDB_MEMORY
@@ -91,6 +91,8 @@ class Hooks:
     """Read the inputs once before extraction to give ``progress`` its total."""
     on_skip: Callable[[Skipped], None] | None = None
     """Told of each record skipped, and why."""
+    on_note: Callable[[Note], None] | None = None
+    """Told of what is said of a record that was kept (a metadata value left out)."""
     on_inputs: Callable[[InputFiles], None] | None = None
     """Told which files are read and which directory entries are ignored."""
     on_stage: Callable[[str], None] | None = None

@@ -14,8 +14,7 @@ from typing import Any
 
 from kg import __version__
 from kg.errors import BuildError, ExportError, InputError, KgError
-from kg.exporters import EXPORTERS
-from kg.exporters.registry import GRAPH_EXPORTERS, ExportOptions
+from kg.exporters.registry import EXPORTERS, OUTPUTS, RECORDS, Built, ExportOptions
 from kg.graph.store import ENTITIES, TABLES, GraphTables
 from kg.ingest import FieldMap
 from kg.ingest.readers import InputFiles, list_inputs
@@ -417,12 +416,13 @@ def _build_into(
     timings["resolve"] = time.perf_counter() - t0
     release_memory()
 
-    on_stage("writing extractions.jsonl and the graph's tables")
+    on_stage("writing the papers' records and the graph's tables")
     t0 = time.perf_counter()
+    records = tmp / RECORDS
     summary.papers += write_graph_tables(
-        tmp, resolution, jsonl="jsonl" in export.outputs, spill=spill, memory=duckdb_memory
+        tmp, resolution, records=records, spill=spill, memory=duckdb_memory
     )
-    timings["graph+jsonl"] = time.perf_counter() - t0
+    timings["graph"] = time.perf_counter() - t0
     release_memory()
 
     source = GraphTables(tables)
@@ -432,18 +432,13 @@ def _build_into(
     summary.results = labels.get("Result", 0)
     summary.nodes, summary.edges = sum(labels.values()), sum(types.values())
 
-    for name, exporter in GRAPH_EXPORTERS.items():
+    built = Built(source, records, summary, resolution)
+    for name, exporter in OUTPUTS.items():
         if name not in export.outputs:
             continue
         on_stage(exporter.stage)
         t0 = time.perf_counter()
-        summary.notes += exporter.write(source, tmp, export).notes
+        summary.notes += exporter.write(built, tmp, export).notes
         timings[name] = time.perf_counter() - t0
         release_memory()
-    if "report" in export.outputs:
-        on_stage("writing report.md")
-        t0 = time.perf_counter()
-        from kg.exporters import report
-
-        report.write_report(source, summary, resolution, tmp / "report.md")
-        timings["report"] = time.perf_counter() - t0
+    records.unlink(missing_ok=True)  # not asked for as extractions.jsonl

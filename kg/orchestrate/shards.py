@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from kg.graph.store import TABLES
-from kg.ingest import Record, Skipped, read
+from kg.ingest import Note, Record, Skipped, read
 from kg.nlp.extraction import (
     PaperExtraction,
     confident,
@@ -163,7 +163,7 @@ def _extract_new_papers(
     def records_of() -> Iterator[Record | Skipped]:
         return read(inputs, fields=extract.fields, max_chars=extract.max_chars)
 
-    records = todo(_records(records_of(), summary, hooks.on_skip))
+    records = todo(_records(records_of(), summary, hooks))
     writer = _ShardedExtractions(tables, extract.papers_per_shard)
     # spaCy loads here, not when kg.orchestrate is imported
     from kg.nlp.runner import extract as run_pipeline
@@ -241,7 +241,7 @@ def _copy_previous(old: Path, tables: Path, *, drop: set[str]) -> None:
 def _records(
     items: Iterable[Record | Skipped],
     summary: BuildSummary,
-    on_skip: Callable[[Skipped], None] | None,
+    hooks: Hooks,
 ) -> Iterator[Record]:
     seen: dict[str, str] = {}
     for item in items:
@@ -257,10 +257,10 @@ def _records(
                 seen[item.id] = where
                 for note in item.notes:
                     summary.metadata_notes += 1
-                    if on_skip is not None:
-                        on_skip(Skipped(item.source, item.line, f"note: {note} (record kept)"))
+                    if hooks.on_note is not None:
+                        hooks.on_note(Note(item.source, item.line, f"{note} (record kept)"))
                 yield item
                 continue
         summary.skipped.append(item)
-        if on_skip is not None:
-            on_skip(item)
+        if hooks.on_skip is not None:
+            hooks.on_skip(item)

@@ -83,6 +83,7 @@ def update(
     on_page=None,
     progress: Callable[..., Iterable] | None = None,
     on_skip=None,
+    on_note=None,
     export_options=None,
 ) -> UpdateSummary:
     """Bring the build in ``out`` up to date with ``make_source(from, until)``.
@@ -139,7 +140,9 @@ def update(
         Target(out, add_to=True, update=entry),  # the build's own pipeline, base, curation
         ExtractOptions(n_process=n_process, min_confidence=pipeline.get("min_confidence", 0.0)),
         export=export_options or ExportOptions(),
-        hooks=Hooks(**({"progress": progress} if progress else {}), on_skip=on_skip),
+        hooks=Hooks(
+            **({"progress": progress} if progress else {}), on_skip=on_skip, on_note=on_note
+        ),
     )
     summary.new = summary.build.added_ids
     summary.replaced = summary.build.replaced_ids

@@ -227,12 +227,14 @@ def test_report_lists_the_pairs_resolution_kept_apart_with_how_to_merge_them():
     assert "every pair a merge rule proposed was merged" in empty
 
 
-def test_each_graph_exporter_runs_after_the_outputs_it_reads():
-    from kg.exporters import EXPORTERS
-    from kg.exporters.registry import GRAPH_EXPORTERS
+def test_every_output_is_a_registry_entry_run_after_the_outputs_it_reads():
+    from kg.exporters.registry import EXPORTERS, OUTPUTS, ExportOptions
 
-    order = list(GRAPH_EXPORTERS)
-    for name, exporter in GRAPH_EXPORTERS.items():
+    assert EXPORTERS == ("jsonl", "json", "ttl", "oxigraph", "ladybug", "report")
+    assert ExportOptions().outputs == EXPORTERS
+    order = list(OUTPUTS)
+    for name, exporter in OUTPUTS.items():
         for read in exporter.reads:
             assert read in EXPORTERS and order.index(read) < order.index(name), (name, read)
-    assert GRAPH_EXPORTERS["oxigraph"].reads == ("ttl",)  # it parses graph.ttl when written
+    assert OUTPUTS["oxigraph"].reads == ("ttl",)  # it parses graph.ttl when written
+    assert order[-1] == "report"  # its summary holds every other exporter's notes

@@ -192,3 +192,21 @@ def test_settings_update_refuses_from_after_until(builds, tmp_path):
         assert not server.seen
     assert result.exit_code == 1 and "after --until" in result.output
     assert not updates_dir(out).exists()
+
+
+def test_a_note_on_a_kept_record_is_told_as_a_note_not_a_skipped_record(tmp_path):
+    papers = tmp_path / "papers.jsonl"
+    rows = [{"id": "a", "abstract": TEXTS[0], "year": "abc"}, {"id": "b", "abstract": TEXTS[1]}]
+    papers.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    notes, skipped = [], []
+    summary = build(
+        [papers],
+        tmp_path / "out",
+        export=ExportOptions(outputs=LINES),
+        hooks=Hooks(on_note=notes.append, on_skip=skipped.append),
+    )
+    assert [str(n) for n in notes] == [
+        f"{papers}:1: year 'abc' is not a year; left out (record kept)"
+    ]
+    assert skipped == [] and summary.skipped == [] and summary.papers == 2
+    assert summary.metadata_notes == 1
