@@ -6,7 +6,7 @@ Usage:
 For each length and each kind of text, a fresh process loads kg's pipeline, extracts one
 ordinary abstract (so the pipeline is warm), resets the kernel's peak counter (VmHWM,
 through ``/proc/self/clear_refs``; Linux) and extracts one record of that length the way a
-``kg build`` worker does (``kg.nlp.workers.process_records``). The figure is that
+``kg build`` worker does (``kg.nlp.running.workers.process_records``). The figure is that
 record's peak over the worker's resident memory before it. Kinds of text, made from
 the shared corpus (``../shared/corpora/ml_abstracts.jsonl.gz``), nothing shipped:
 
@@ -90,8 +90,8 @@ def _reset_peak() -> None:
 
 def _measure(text: str, queue) -> None:
     from kg.ingest.record import Record
-    from kg.nlp.workers import cached_pipeline as _cached_pipeline
-    from kg.nlp.workers import process_records as _process_records
+    from kg.nlp.running.workers import cached_pipeline as _cached_pipeline
+    from kg.nlp.running.workers import process_records as _process_records
 
     nlp, kept = _cached_pipeline(None, None, None)
     _process_records(nlp, [Record(id="warm", text=WARM_UP)], 64, kept)

@@ -10,7 +10,7 @@ calibration:
 
 Each paper's entity is scored right or wrong by `kg eval`'s paper-level match (typed) and
 its most confident mention gives the rule, type, proposal flag and score it is calibrated
-by (kg.nlp.calibration). The calibration error is measured by cross-validation too: each
+by (kg.nlp.entities.calibration). The calibration error is measured by cross-validation too: each
 fold's entities are calibrated by a fit on the other folds. The table written is fitted on
 all folds; the scores and the calibration table go to the docs (docs/quality.md).
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kg.eval.calibration import calibration
 from kg.eval.scoring import match_entities, paper_match_key
-from kg.nlp.calibration import MIN_ITEMS, ConfidenceCalibration
+from kg.nlp.entities.calibration import MIN_ITEMS, ConfidenceCalibration
 from kg.resources import nlp_data_dir
 from kg.train.entities import TRAINING, read_gold
 

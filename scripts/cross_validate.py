@@ -33,11 +33,11 @@ from pathlib import Path
 from thinc.api import Config, ConfigValidationError
 
 from kg.eval import evaluate
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.entities.vocabulary import write_phrase_stats
+from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline
-from kg.nlp.relations import load_relation_classifier
+from kg.nlp.relations.component import load_relation_classifier
 from kg.nlp.text import clean_text
-from kg.nlp.vocabulary import write_phrase_stats
 from kg.orchestrate import ExportOptions, ExtractOptions, build
 from kg.train.entities import (
     CLASSES,

@@ -4,7 +4,7 @@
 Usage: python scripts/learn_acronyms.py [--abstracts FILE] [--out FILE]
 
 Every "long form (SHORT)" of the 71,908 abstracts of ../shared/corpora/ml_abstracts.jsonl.gz
-is found by kg's abbreviation detector (Schwartz & Hearst, kg.nlp.abbreviations); a
+is found by kg's abbreviation detector (Schwartz & Hearst, kg.nlp.entities.abbreviations); a
 compound acronym whose parts come in another order ("ROC-AUC" for "area under the ROC
 curve") is matched part by part. A definition counts when the acronym's capitals
 start the long form's words in order (kg.resolve.matching.spells_acronym). Per acronym the
@@ -23,7 +23,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from kg.nlp.abbreviations import find_abbreviations, find_long_form, paren_short_forms
+from kg.nlp.entities.abbreviations import find_abbreviations, find_long_form, paren_short_forms
 from kg.resolve.acronyms import long_form_key, majority_long_forms
 from kg.resolve.matching import is_acronym, spells_acronym
 

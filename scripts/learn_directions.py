@@ -6,7 +6,7 @@ Usage: python scripts/learn_directions.py [--abstracts FILE] [--gold FILE ...] [
 Papers say what they improved: "lower FID", "reduces the word error rate", "higher
 accuracy", "increases the success rate". Over every abstract of the shared corpus
 (../shared/corpora/ml_abstracts.jsonl.gz, 71,908), each metric name that follows a
-word saying a number went up or down (kg.nlp.results: ``UP_WORDS``, ``DOWN_WORDS``;
+word saying a number went up or down (kg.nlp.results.component: ``UP_WORDS``, ``DOWN_WORDS``;
 "improves" only says better) counts the paper once for that way. The metric names are
 those the annotators marked as metrics in the training abstracts (gold/train.jsonl,
 gold/silver/train.jsonl) and those of the gazetteer (kg/nlp/data/vocab.tsv, Papers with
@@ -25,7 +25,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from kg.nlp.results import DOWN_WORDS, UP_WORDS
+from kg.nlp.results.component import DOWN_WORDS, UP_WORDS
 from kg.resolve.keys import normalise_name
 
 ROOT = Path(__file__).resolve().parents[1]

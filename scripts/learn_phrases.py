@@ -21,8 +21,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kg.nlp.entities.vocabulary import write_phrase_stats
 from kg.nlp.pipeline import load_pipeline
-from kg.nlp.vocabulary import write_phrase_stats
 from kg.train.entities import ROOT, TRAINING, add_training_inputs, load_abstracts, read_gold
 from kg.train.phrases import MIN_SEEN, paper_phrases, phrase_rows
 

@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline, pipeline_config
 from kg.train.entities import (
     CLASSES,

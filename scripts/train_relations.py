@@ -4,7 +4,7 @@ Usage: python scripts/train_relations.py [--gold FILE ...] [--abstracts FILE] [-
        [--pipeline fast|accurate] [--set KEY=VALUE ...]
 
 Every ordered pair of a paper's entities that some relation type can join is an example
-(kg/nlp/relation_pairs.py), labelled with the gold relation between the two gold entities
+(kg/nlp/relations/pairs.py), labelled with the gold relation between the two gold entities
 the pair's names match (as `kg eval` matches them), else "O". So that the classifier learns
 from entities as the pipeline finds them on papers it has not seen, the training papers
 are split into folds and each fold's entities come from an entity classifier trained on
@@ -22,7 +22,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import pipeline_config
 from kg.train.entities import (
     TRAINING,

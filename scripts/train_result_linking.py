@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from kg.eval.scoring import _value  # noqa: E402
 from kg.names import normalise_name  # noqa: E402
-from kg.nlp.perceptron import AveragedPerceptron  # noqa: E402
-from kg.nlp.result_linking import (  # noqa: E402
+from kg.nlp.models.perceptron import AveragedPerceptron  # noqa: E402
+from kg.nlp.results.linking import (  # noqa: E402
     NO_METRIC,
-    Mention,
+    MetricMention,
     NumberRow,
     candidate_sets,
     link_metric,
@@ -48,7 +48,7 @@ def paper_rows(pred: dict, gold: dict) -> list[dict]:
     """The predicted rows of a paper matched to gold rows by value (as ``kg eval`` does),
     with the plain data the linker reads and the gold metric's key."""
     mentions = [
-        Mention(m["text"], m["start"], m["end"], m["sentence"])
+        MetricMention(m["text"], m["start"], m["end"], m["sentence"])
         for e in pred["entities"]
         if e["type"] == "Metric"
         for m in e.get("mentions", [])

@@ -1,6 +1,7 @@
-"""Train the decision that a number is a score, a change or no result (kg/nlp/score_decision.py).
+"""Train the decision that a number is a score, a change or no result
+(kg/nlp/results/score_decision.py).
 
-Every number of the training abstracts that :func:`kg.nlp.results.find_numbers` finds is
+Every number of the training abstracts that :func:`kg.nlp.results.component.find_numbers` finds is
 an example, labelled by the paper's annotated result rows: ``score`` when a row that is no
 delta has its value, ``delta`` when only a delta row has it, ``none`` otherwise. An
 averaged perceptron ensemble over the words around each number is trained on all of
@@ -25,7 +26,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kg.nlp.score_decision import (
+from kg.nlp.results.score_decision import (
     SCORE_CLASSES,
 )
 from kg.nlp.text import clean_text

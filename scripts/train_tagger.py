@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kg.ingest.record import clean_text as clean_record
-from kg.nlp.tagger import (
+from kg.ingest.record import without_controls as clean_record
+from kg.nlp.models.tagger import (
     N_SHAPES,
     STRIDE,
     TAGS,

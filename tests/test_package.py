@@ -138,7 +138,7 @@ def test_the_cli_default_duckdb_memory_is_the_build_s():
     assert inspect.signature(build).parameters["duckdb_memory"].default == DUCKDB_MEMORY
 
 
-ENVIRONMENT_WRITERS = {"kg.nlp.workers"}
+ENVIRONMENT_WRITERS = {"kg.nlp.running.workers"}
 """Modules that touch ``os.environ`` for a reason other than a setting: a run gives
 the worker processes it starts one BLAS thread each (their environment, read by OpenBLAS
 as it loads)."""

@@ -14,11 +14,11 @@ from kg.ingest.record import (
     Item,
     Record,
     Skipped,
-    clean_text,
     find_code_url,
     normalise_space,
     paper_id_for,
     text_problem,
+    without_controls,
 )
 
 
@@ -119,7 +119,7 @@ def record_from_json(
     notes: list[str] = []
     if "\x00" in text:  # an escaped \u0000: a character of valid JSON, not binary data
         notes.append("NUL characters (\\u0000) in the abstract read as spaces")
-    text = clean_text(text)
+    text = without_controls(text)
     problem = text_problem(text, max_chars)
     if problem:
         return Skipped(source, line, problem, text[:80])
@@ -138,9 +138,9 @@ def record_from_json(
     if not isinstance(upvotes, int) or isinstance(upvotes, bool):
         upvotes = None
     title = _text_or_none(_first(obj, fields.title))
-    title = clean_text(title) if title else None
+    title = without_controls(title) if title else None
     return Record(
-        id=clean_text(str(given_id)) if given_id is not None else paper_id_for(text),
+        id=without_controls(str(given_id)) if given_id is not None else paper_id_for(text),
         text=text,
         title=title or None,
         year=_year(_first(obj, fields.year), date, notes),

@@ -19,11 +19,11 @@ from kg.ingest.record import (
     Item,
     Record,
     Skipped,
-    clean_text,
     find_code_url,
     normalise_space,
     paper_id_for,
     text_problem,
+    without_controls,
 )
 
 __all__ = [
@@ -370,7 +370,7 @@ def _paragraph(
             f"abstract is over the limit of {max_chars:,} characters (--max-chars)",
             normalise_space(" ".join(lines))[:80],
         )
-    text = clean_text(" ".join(lines))
+    text = without_controls(" ".join(lines))
     problem = text_problem(text, max_chars)
     if problem:
         return Skipped(source, start, problem, text[:80])

@@ -13,7 +13,7 @@ __all__ = [
     "paper_id_for",
     "find_code_url",
     "normalise_space",
-    "clean_text",
+    "without_controls",
     "text_problem",
     "DEFAULT_MAX_CHARS",
     "Item",
@@ -110,10 +110,10 @@ def normalise_space(text: str) -> str:
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def clean_text(text: str) -> str:
+def without_controls(text: str) -> str:
     """Return ``text`` with control characters (NUL, ...) as spaces and whitespace collapsed.
 
-    >>> clean_text("a\\x00b \\n c")
+    >>> without_controls("a\\x00b \\n c")
     'a b c'
     """
     return normalise_space(_CONTROL.sub(" ", text))

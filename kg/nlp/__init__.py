@@ -26,7 +26,7 @@ _FROM = {
     "ResultMention": "kg.nlp.extraction",
     "default_base": "kg.nlp.pipeline",
     "doc_to_extraction": "kg.nlp.pipeline",
-    "extract": "kg.nlp.runner",
+    "extract": "kg.nlp.running.runner",
     "load_pipeline": "kg.nlp.pipeline",
 }
 

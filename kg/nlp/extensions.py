@@ -20,7 +20,7 @@ _EXTENSIONS = {
     "kg_results": list,
     # [{"head": [s, e], "type": str, "tail": [s, e], "rule": str, "confidence": float}]
     "kg_relations": list,
-    # float32 array, tokens x tags: the encoder tagger's tag probabilities (kg.nlp.tagger);
+    # float32 array, tokens x tags: the encoder tagger's tag probabilities (kg.nlp.models.tagger);
     # unset (None) when no tagger ran, which is how readers tell
     "kg_tagger": lambda: None,
 }

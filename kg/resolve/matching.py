@@ -12,12 +12,12 @@ FUZZY_CELLS = 8_000_000
 """Scores held at once while a block is compared (float32: 32 MB), whatever its size."""
 
 
-def near_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float]]:
+def similar_pairs(names: list[str], threshold: float) -> list[tuple[int, int, float]]:
     """``(i, j, score)`` for each pair ``i < j`` of ``names`` whose RapidFuzz ratio is at
     least ``threshold``, every pair of the block compared (in C, a band of rows of the
     score matrix's upper half at a time, at most :data:`FUZZY_CELLS` scores).
 
-    >>> near_pairs(["low rank adaptation", "low-rank adaptation", "prompt tuning"], 90)
+    >>> similar_pairs(["low rank adaptation", "low-rank adaptation", "prompt tuning"], 90)
     [(0, 1, 94.73684210526316)]
     """
     import numpy as np

@@ -28,7 +28,7 @@ from kg.resolve.matching import (
     defines_acronym,
     is_acronym,
     name_like,
-    near_pairs,
+    similar_pairs,
     spelling_variants,
     spells_acronym,
     version_words,
@@ -306,7 +306,7 @@ def fuzzy_merges(keys: Keys, threshold: float = 95.0, min_length: int = 20) -> I
     fuzzy = []
     for _, block in groupby(rows, key=lambda r: (r[0], r[1])):
         items = list(block)
-        for i, j, score in near_pairs([norm for _, _, norm, _, _ in items], threshold):
+        for i, j, score in similar_pairs([norm for _, _, norm, _, _ in items], threshold):
             (_, _, norm_a, key_a, _), (_, _, norm_b, key_b, _) = items[i], items[j]
             if version_words(norm_a) != version_words(norm_b):
                 continue  # GPT-3 vs GPT-4, GPT-4 vs GPT-4o, ResNet-50 vs ResNet-101

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from kg.nlp.entity_classify import beside_number
+from kg.nlp.entities.classify import beside_number
+from kg.nlp.entities.vocabulary import PHRASE_TYPES, number_form, phrase_patterns
 from kg.nlp.text import clean_text
-from kg.nlp.vocabulary import PHRASE_TYPES, number_form, phrase_patterns
 from kg.resolve.keys import normalise_name
 
 MIN_SEEN = 3

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from kg.eval.scoring import _type
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline
-from kg.nlp.relation_pairs import PairCandidate, allowed_types, is_stated
+from kg.nlp.relations.pairs import PairCandidate, allowed_types, is_stated
 from kg.nlp.text import clean_text
 from kg.resolve.keys import normalise_name
 from kg.schema import RELATION_TYPES

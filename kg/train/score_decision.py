@@ -8,9 +8,9 @@ from pathlib import Path
 
 from kg.eval import evaluate
 from kg.eval.scoring import _value
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.results import find_numbers, parse_number, rule_features
-from kg.nlp.score_decision import (
+from kg.nlp.models.perceptron import AveragedPerceptron
+from kg.nlp.results.component import find_numbers, parse_number, rule_features
+from kg.nlp.results.score_decision import (
     SCORE_CLASSES,
     choose,
     decide,

@@ -9,16 +9,16 @@ from spacy.util import registry
 
 from kg.ingest import Record
 from kg.nlp import extract
-from kg.nlp.abbreviations import find_abbreviations, find_long_form
-from kg.nlp.extensions import ENTITY_SPANS
-from kg.nlp.phrases import content_tokens, inner_phrases, is_name_like, light_trim
-from kg.nlp.proposals import (
+from kg.nlp.entities.abbreviations import find_abbreviations, find_long_form
+from kg.nlp.entities.phrases import content_tokens, inner_phrases, is_name_like, light_trim
+from kg.nlp.entities.proposals import (
     _name_after_comma,
     _proposed_tasks_as_methods,
     is_named,
     proposed_method,
 )
-from kg.nlp.results import find_numbers
+from kg.nlp.extensions import ENTITY_SPANS
+from kg.nlp.results.component import find_numbers
 from kg.nlp.text import clean_text, clean_text_map
 from tests.conftest import EXAMPLES
 
@@ -65,7 +65,7 @@ def _token_annotations(nlp, texts):
 
 def test_faster_base_components_annotate_exactly_like_spacys(nlp):
     from kg.nlp import load_pipeline
-    from kg.nlp.base_components import IndexedAttributeRuler, MatmulOps, MemoLemmatizer
+    from kg.nlp.models.base_components import IndexedAttributeRuler, MatmulOps, MemoLemmatizer
 
     assert all(isinstance(node.ops, MatmulOps) for node in nlp.get_pipe("tok2vec").model.walk())
     assert isinstance(nlp.get_pipe("attribute_ruler"), IndexedAttributeRuler)
@@ -92,7 +92,7 @@ def test_memo_lemmatizer_leaves_its_lookup_tables_as_loaded(nlp):
 
 
 def test_token_table_reads_what_token_objects_read(nlp):
-    from kg.nlp.phrases import TokenTable
+    from kg.nlp.entities.phrases import TokenTable
 
     texts = [clean_text(t) for t in EXAMPLES.read_text(encoding="utf-8").split("\n\n")]
     for doc in nlp.pipe(texts[:4] + ["See https://x.org or a@b.org, 3.5 or ten.  Done ."]):
@@ -134,7 +134,7 @@ def test_token_table_reads_what_token_objects_read(nlp):
 def test_indexed_attribute_ruler_uses_spacys_matcher_for_operators(nlp):
     from spacy.pipeline import AttributeRuler
 
-    from kg.nlp.base_components import IndexedAttributeRuler
+    from kg.nlp.models.base_components import IndexedAttributeRuler
 
     ruler = IndexedAttributeRuler(nlp.vocab, "rules")
     ruler.add_patterns(
@@ -695,7 +695,7 @@ def test_extract_reads_a_config_again_after_it_is_edited(tmp_path):
 
 
 def test_chunks_keep_their_new_words_only_up_to_the_string_budget(nlp):
-    from kg.nlp.workers import process_records as _process_records
+    from kg.nlp.running.workers import process_records as _process_records
 
     strings = nlp.vocab.strings
 
@@ -723,7 +723,7 @@ def test_nothing_to_extract_loads_no_pipeline(tmp_path, n_process):
 
 
 def test_phrase_stats_verdicts():
-    from kg.nlp.vocabulary import PhraseStats, suffix_form
+    from kg.nlp.entities.vocabulary import PhraseStats, suffix_form
 
     stats = PhraseStats(
         seen={"state of the art": 300, "rag": 30, "few shot learning": 20, "*-based": 150},
@@ -742,7 +742,7 @@ def test_phrase_stats_verdicts():
 
 def test_gate_follows_the_annotators_record_whatever_rule_found_a_phrase(tmp_path):
     from kg.nlp import load_pipeline
-    from kg.nlp.vocabulary import write_phrase_stats
+    from kg.nlp.entities.vocabulary import write_phrase_stats
 
     text = (
         "We propose an LLM-based agent built on Retrieval-Augmented Generation (RAG) that "
@@ -782,8 +782,8 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
     acronym's record, which mixes its meanings, does not retype its long form; a
     term's acronym keeps a real type."""
     from kg.nlp import load_pipeline
+    from kg.nlp.entities.vocabulary import number_form, write_phrase_stats
     from kg.nlp.pipeline import doc_to_extraction
-    from kg.nlp.vocabulary import number_form, write_phrase_stats
 
     text = (
         "Jailbreak attacks threaten LLMs. Our attack reaches an attack success rate (ASR) "
@@ -819,7 +819,7 @@ def test_gate_keeps_generic_measures_as_result_terms_and_acronyms_take_their_lon
 
 
 def test_confidence_calibration_fits_steps_per_group_and_falls_back(tmp_path):
-    from kg.nlp.calibration import ConfidenceCalibration
+    from kg.nlp.entities.calibration import ConfidenceCalibration
 
     scores = [0.5 + 0.45 * k / 99 for k in range(100)]
     items = [("kg_entities.chunk", "Method", False, s, s > 0.7) for s in scores]
@@ -872,16 +872,16 @@ def test_a_failing_kg_component_goes_to_the_error_handler(nlp):
 def test_metric_linker_scores_each_metric_of_the_paper_and_no_metric():
     """The linker's candidates are the paper's Metric names (the mention nearest the number,
     its own sentence first) and "no metric"; a linear model picks the best scored."""
-    from kg.nlp.perceptron import AveragedPerceptron
-    from kg.nlp.result_linking import Mention, NumberRow, link_metric, metric_choices
+    from kg.nlp.models.perceptron import AveragedPerceptron
+    from kg.nlp.results.linking import MetricMention, NumberRow, link_metric, metric_choices
 
     text = "Recall is what we track. Our model reaches 91.2% recall, and lowers latency."
     at = text.index("91.2")
     number = NumberRow(at, at + 5, 1, "%", False, None)
     mentions = [
-        Mention("Recall", 0, 6, 0),
-        Mention("recall", text.index("recall,"), text.index("recall,") + 6, 1),
-        Mention("latency", text.index("latency"), text.index("latency") + 7, 1),
+        MetricMention("Recall", 0, 6, 0),
+        MetricMention("recall", text.index("recall,"), text.index("recall,") + 6, 1),
+        MetricMention("latency", text.index("latency"), text.index("latency") + 7, 1),
     ]
     choices = metric_choices(number, mentions)
     assert sorted(choices) == ["latency", "recall"]

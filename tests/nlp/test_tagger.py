@@ -8,8 +8,8 @@ import configparser
 import numpy as np
 import pytest
 
-from kg.nlp.tagger import TAGS, PieceOutputs, read_outputs, text_key, write_outputs
-from kg.nlp.tagger_features import tagger_candidates, tagger_features
+from kg.nlp.entities.tagger_features import tagger_candidates, tagger_features
+from kg.nlp.models.tagger import TAGS, PieceOutputs, read_outputs, text_key, write_outputs
 from kg.resources import nlp_data_dir
 
 TEXT = "We fine-tune ResNet-50 for image classification on ImageNet and report top-1 accuracy."

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 from tests.conftest import ROOT, shared_path
 
 PROJECT = ROOT / "training"
@@ -320,7 +320,7 @@ def test_shipped_relation_classifier_carries_its_cross_validated_settings(name):
 
 def test_cluster_smoke_run_gives_a_hierarchy_the_pipeline_reads(tmp_path):
     from kg.nlp import load_pipeline
-    from kg.nlp.vocabulary import load_word_clusters
+    from kg.nlp.entities.vocabulary import load_word_clusters
 
     out = tmp_path / "clusters.tsv"
     abstracts = shared_path("corpora", "ml_abstracts.jsonl.gz")
@@ -344,7 +344,7 @@ def test_cluster_smoke_run_gives_a_hierarchy_the_pipeline_reads(tmp_path):
 
 
 def test_shipped_classifier_reads_the_shipped_clusters():
-    from kg.nlp.vocabulary import load_word_clusters
+    from kg.nlp.entities.vocabulary import load_word_clusters
 
     clusters = load_word_clusters()
     assert clusters is not None and len(clusters) > 10_000
@@ -354,7 +354,7 @@ def test_shipped_classifier_reads_the_shipped_clusters():
 
 
 def test_a_named_cluster_file_that_is_missing_is_an_error(tmp_path):
-    from kg.nlp.vocabulary import load_word_clusters
+    from kg.nlp.entities.vocabulary import load_word_clusters
 
     missing = tmp_path / "nowhere.tsv"
     with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
@@ -373,8 +373,8 @@ def test_tagger_training_smoke_run_gives_an_onnx_model_and_out_of_fold_outputs(t
             pytest.fail("torch is missing and KG_REQUIRE_TRAIN is set: pip install -e '.[train]'")
         pytest.skip("torch is not installed (pip install -e '.[train]')")
     from kg.nlp import load_pipeline
+    from kg.nlp.models.tagger import read_outputs
     from kg.nlp.pipeline import pipeline_config
-    from kg.nlp.tagger import read_outputs
 
     out, outputs = tmp_path / "tagger", tmp_path / "oof.msgpack"
     _run(

@@ -1,6 +1,6 @@
 """Numbers in text that may be reported values: where they are, their sign and unit.
 
-:func:`find_numbers` is what the results extractor (:mod:`kg.nlp.results`) and the score
+:func:`find_numbers` is what the results extractor (:mod:`kg.nlp.results.component`) and the score
 decision's training read numbers with; :func:`parse_number` gives their value.
 """
 

@@ -1,9 +1,9 @@
 """Scientific entity recognition (Method, Task, Dataset, Metric): the spaCy component.
 
 Its parts, each a module of its own: where mentions may be (the candidates,
-:mod:`kg.nlp.entity_candidates`), what the classifier sees of each
-(:func:`~kg.nlp.phrases.candidate_features`) and how it decides
-(:mod:`kg.nlp.entity_classify`). Without a classifier, overlapping candidates are settled
+:mod:`kg.nlp.entities.candidates`), what the classifier sees of each
+(:func:`~kg.nlp.entities.phrases.candidate_features`) and how it decides
+(:mod:`kg.nlp.entities.classify`). Without a classifier, overlapping candidates are settled
 by trust, then length. The component is swappable: any component that fills
 ``doc.spans["kg_entities"]`` and ``doc._.kg_mention_info`` can replace it.
 """
@@ -17,11 +17,9 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from kg.nlp.component import KgComponent
-from kg.nlp.entity_candidates import CandidateFinder
-from kg.nlp.entity_classify import CONFIDENCE, GateSettings, classify, gate, select
-from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.phrases import (
+from kg.nlp.entities.candidates import CandidateFinder
+from kg.nlp.entities.classify import CONFIDENCE, GateSettings, classify, gate, select
+from kg.nlp.entities.phrases import (
     Candidate,
     SentenceIndex,
     TokenTable,
@@ -30,8 +28,10 @@ from kg.nlp.phrases import (
     normalise_form,
     phrase_type,
 )
-from kg.nlp.tagger_features import tagger_candidates, tagger_features
-from kg.nlp.vocabulary import Gazetteer, Lexicon, PhraseStats
+from kg.nlp.entities.tagger_features import tagger_candidates, tagger_features
+from kg.nlp.entities.vocabulary import Gazetteer, Lexicon, PhraseStats
+from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
+from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.resources import trained_file
 from kg.schema import ENTITY_TYPES
 
@@ -202,7 +202,7 @@ def make_entity_recognizer(
 ) -> EntityRecognizer:
     """Build the scientific entity recognizer (rules, plus the classifier when given, and
     the annotators' record of phrases, ``phrase_stats``, as evidence across papers: see
-    :func:`~kg.nlp.entity_classify.gate`)."""
+    :func:`~kg.nlp.entities.classify.gate`)."""
     return EntityRecognizer(
         nlp,
         name,

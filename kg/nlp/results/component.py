@@ -9,12 +9,14 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from kg.nlp.component import KgComponent
+from kg.nlp.entities.proposals import proposed_method
+from kg.nlp.entities.vocabulary import Lexicon
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
-from kg.nlp.numbers import find_numbers, make_number_parser, parse_number
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.proposals import proposed_method
-from kg.nlp.result_linking import Mention, NumberRow, link_metric
-from kg.nlp.result_sentences import (
+from kg.nlp.models.perceptron import AveragedPerceptron
+from kg.nlp.results.linking import MetricMention, NumberRow, link_metric
+from kg.nlp.results.numbers import find_numbers, make_number_parser, parse_number
+from kg.nlp.results.score_decision import decide, number_features
+from kg.nlp.results.sentences import (
     clauses_shared,
     lists_shared,
     metric_after,
@@ -26,8 +28,6 @@ from kg.nlp.result_sentences import (
     segments_closed,
     setting,
 )
-from kg.nlp.score_decision import decide, number_features
-from kg.nlp.vocabulary import Lexicon
 from kg.resources import trained_file
 
 __all__ = [
@@ -107,7 +107,7 @@ class ResultsExtractor(KgComponent):
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
             if self.metric_linker is not None:  # only the linker reads the paper's metrics
                 metrics += [
-                    Mention(m.text, m.start_char, m.end_char, sent_index)
+                    MetricMention(m.text, m.start_char, m.end_char, sent_index)
                     for m in in_sent
                     if m.label_ == "Metric"
                 ]
@@ -134,7 +134,7 @@ class ResultsExtractor(KgComponent):
 
     def _decided(self, rows: list[tuple[dict, list[str]]]) -> list[dict]:
         """The rows the score classifier keeps (all without one): a number it calls no
-        result goes, and it says which are deltas (:mod:`kg.nlp.score_decision`)."""
+        result goes, and it says which are deltas (:mod:`kg.nlp.results.score_decision`)."""
         kept = []
         if self.score_classifier is None:
             decided = [("score", {}) for _ in rows]
@@ -150,7 +150,7 @@ class ResultsExtractor(KgComponent):
             kept.append(row)
         return kept
 
-    def _link_metrics(self, rows: list[dict], metrics: list[Mention], text: str) -> None:
+    def _link_metrics(self, rows: list[dict], metrics: list[MetricMention], text: str) -> None:
         """Let the trained linker choose each number's metric among the paper's Metric
         mentions (a metric the rules read from words, "3x faster", stays when it
         chooses none)."""
@@ -306,7 +306,7 @@ def change_cue(before: str, after: str) -> str | None:
 
 def rule_features(sentence: str, start: int, end: int, sign: str = "") -> list[str]:
     """What the rules read next to the number at ``sentence[start:end]``, as features of
-    the score decision (:mod:`kg.nlp.score_decision`): their delta flag and change cue,
+    the score decision (:mod:`kg.nlp.results.score_decision`): their delta flag and change cue,
     and whether the number is an end of a range ("1-4", "75-80%").
 
     >>> rule_features("it improves accuracy by 3% over X", 24, 26)

@@ -1,6 +1,6 @@
 """Whether a number in an abstract is a reported score, a change, or no result at all.
 
-A number the rules of :mod:`kg.nlp.results` read as a result may be a count ("8 GPUs"),
+A number the rules of :mod:`kg.nlp.results.component` read as a result may be a count ("8 GPUs"),
 a training step ("after 400 steps"), a size, the level of an interval ("95% CI"), a list
 index ("BLEU 1-4") or a change ("drops by 11.5"). A learned classifier over the words
 around the number decides among three classes: ``score`` (a method's value on a data set
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 
 __all__ = [
     "SCORE_CLASSES",

@@ -6,7 +6,7 @@ mentions into such groups and :func:`pair_candidates` lists the ordered pairs of
 that some relation type can join, with features: their types, whether either is the
 paper's own method, what the rules found between them, how near their mentions are, the
 words and the syntactic head between their closest mentions. The relation classifier
-(:class:`~kg.nlp.relations.RelationExtractor` with a ``classifier``) types or rejects each
+(:class:`~kg.nlp.relations.component.RelationExtractor` with a ``classifier``) types or rejects each
 pair.
 """
 
@@ -20,8 +20,8 @@ from itertools import combinations
 from spacy.tokens import Doc, Span
 
 from kg.names import normalise_name
+from kg.nlp.entities.phrases import SentenceIndex
 from kg.nlp.extensions import doc_data, mention_key
-from kg.nlp.phrases import SentenceIndex
 from kg.schema import RELATION_ENDS
 
 __all__ = [

@@ -12,9 +12,9 @@ from networkx.utils import UnionFind
 from spacy.tokens import Doc, Span
 
 from kg.names import normalise_name
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.phrases import Candidate, normalise_form
-from kg.nlp.vocabulary import Lexicon, PhraseStats, number_form, phrase_patterns
+from kg.nlp.entities.phrases import Candidate, normalise_form
+from kg.nlp.entities.vocabulary import Lexicon, PhraseStats, number_form, phrase_patterns
+from kg.nlp.models.perceptron import AveragedPerceptron
 
 __all__ = [
     "CONFIDENCE",
@@ -63,7 +63,7 @@ def classify(
     always_keep: tuple[str, ...] = ("abbreviation", "name"),
 ) -> list[Candidate]:
     """Type or reject each candidate span (with its candidates and features, as
-    :meth:`~kg.nlp.entities.EntityRecognizer.featurised_spans` gives them) with the
+    :meth:`~kg.nlp.entities.component.EntityRecognizer.featurised_spans` gives them) with the
     trained classifier; ``recall_bias`` is added to each span's margin over "O", and a
     span a rule of ``always_keep`` proposed is kept with that rule's type (``rule:Type``
     keeps only what the rule types so: ``gazetteer:Metric``)."""
@@ -279,7 +279,7 @@ def gate(
 def beside_number(span: Span) -> bool:
     """Whether a number stands where the results step ties numbers to metrics: up to 25
     characters before the span, or 40 after it ("accuracy of 81.2%", "81.2% accuracy")."""
-    from kg.nlp.results import find_numbers
+    from kg.nlp.results.component import find_numbers
 
     sent = span.sent
     start, end = span.start_char - sent.start_char, span.end_char - sent.start_char

@@ -1,6 +1,6 @@
 """Trained result linking: which metric a reported number is for.
 
-The rules of :mod:`kg.nlp.results` take a Metric mention right beside the number, or
+The rules of :mod:`kg.nlp.results.component` take a Metric mention right beside the number, or
 none. This model chooses among every Metric the paper names (the mention of each name
 nearest to the number) and "no metric", by a linear score over features of the number,
 the candidate and the words between them. It is trained on held-out predictions of the
@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg.names import normalise_name
-from kg.nlp.perceptron import AveragedPerceptron
+from kg.nlp.models.perceptron import AveragedPerceptron
 
 __all__ = [
     "NO_METRIC",
-    "Mention",
+    "MetricMention",
     "NumberRow",
-    "candidate_features",
+    "linking_features",
     "candidate_sets",
     "link_metric",
     "metric_choices",
@@ -40,7 +40,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 
 
 @dataclass(frozen=True)
-class Mention:
+class MetricMention:
     """A Metric mention: its text, character span and sentence index."""
 
     text: str
@@ -61,10 +61,10 @@ class NumberRow:
     rule_metric: str | None
 
 
-def metric_choices(row: NumberRow, mentions: Sequence[Mention]) -> dict[str, Mention]:
+def metric_choices(row: NumberRow, mentions: Sequence[MetricMention]) -> dict[str, MetricMention]:
     """The candidate metrics of ``row``: for each metric name (normalised), its mention
     nearest to the number (the same sentence first)."""
-    best: dict[str, tuple[tuple[int, int], Mention]] = {}
+    best: dict[str, tuple[tuple[int, int], MetricMention]] = {}
     for m in mentions:
         key = normalise_name(m.text)
         if not key:
@@ -75,7 +75,7 @@ def metric_choices(row: NumberRow, mentions: Sequence[Mention]) -> dict[str, Men
     return {key: m for key, (_, m) in best.items()}
 
 
-def _gap(row: NumberRow, m: Mention) -> int:
+def _gap(row: NumberRow, m: MetricMention) -> int:
     return m.start - row.end if m.start >= row.end else row.start - m.end
 
 
@@ -86,12 +86,12 @@ def _bucket(n: int) -> str:
     return "more"
 
 
-def candidate_features(
+def linking_features(
     row: NumberRow,
     key: str,
-    mention: Mention | None,
+    mention: MetricMention | None,
     text: str,
-    choices: dict[str, Mention],
+    choices: dict[str, MetricMention],
     counts: dict[str, int],
     order: int | None = None,
 ) -> list[str]:
@@ -157,10 +157,10 @@ def number_order(row: NumberRow, rows: Sequence[NumberRow]) -> int | None:
 
 def candidate_sets(
     row: NumberRow,
-    mentions: Sequence[Mention],
+    mentions: Sequence[MetricMention],
     text: str,
     rows: Sequence[NumberRow] = (),
-    choices: dict[str, Mention] | None = None,
+    choices: dict[str, MetricMention] | None = None,
 ) -> list[tuple[str, list[str]]]:
     """Each candidate of ``row`` (:data:`NO_METRIC` first, then the metric names in order)
     with its features: what the linker scores, in training and in the pipeline alike."""
@@ -171,7 +171,7 @@ def candidate_sets(
         key = normalise_name(m.text)
         counts[key] = counts.get(key, 0) + 1
     return [
-        (k, candidate_features(row, k, choices.get(k), text, choices, counts, order))
+        (k, linking_features(row, k, choices.get(k), text, choices, counts, order))
         for k in [NO_METRIC, *sorted(choices)]
     ]
 
@@ -179,10 +179,10 @@ def candidate_sets(
 def link_metric(
     model: AveragedPerceptron,
     row: NumberRow,
-    mentions: Sequence[Mention],
+    mentions: Sequence[MetricMention],
     text: str,
     rows: Sequence[NumberRow] = (),
-) -> tuple[Mention | None, float]:
+) -> tuple[MetricMention | None, float]:
     """The metric mention ``model`` chooses for ``row`` (None: no metric), and the
     probability it gives that choice among the candidates; ``rows`` are all the numbers
     of the paper (their order in a sentence is a feature)."""

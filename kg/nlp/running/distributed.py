@@ -20,7 +20,7 @@ from pathlib import Path
 from kg.errors import KgError
 from kg.ingest.record import Record, Skipped
 from kg.nlp.extraction import PaperExtraction
-from kg.nlp.workers import (
+from kg.nlp.running.workers import (
     config_stamp,
     one_blas_thread_each,
     process_chunk,

@@ -4,7 +4,7 @@ Candidates come from four sources, in order of trust: abbreviation definitions, 
 gazetteer, name-like tokens ("GPT-4o", "ResNet-50", "LIBERO") typed by context, and noun
 phrases typed by their head word; :meth:`CandidateFinder.plain_chunks` adds every noun
 phrase and its variants, untyped, for the classifier to judge
-(:mod:`kg.nlp.entity_classify`).
+(:mod:`kg.nlp.entities.classify`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
-from kg.nlp.extensions import doc_data
-from kg.nlp.phrases import (
+from kg.nlp.entities.phrases import (
     Candidate,
     TokenTable,
     content_tokens,
@@ -28,7 +27,8 @@ from kg.nlp.phrases import (
     sentence_of,
     whole_words,
 )
-from kg.nlp.vocabulary import Gazetteer, Lexicon
+from kg.nlp.entities.vocabulary import Gazetteer, Lexicon
+from kg.nlp.extensions import doc_data
 
 __all__ = ["CandidateFinder"]
 

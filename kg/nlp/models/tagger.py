@@ -4,7 +4,7 @@ tags every word piece B-/I-/O per entity type, run by ONNX Runtime (no torch).
 The ``kg_tagger`` component writes, for each spaCy token, the tagger's probability of
 each tag (:data:`TAGS`) on ``doc._.kg_tagger`` (a float32 array, tokens x tags: the shape
 spacy-transformers gives its outputs); the entity recognizer reads it as candidates and
-as features of its classifier (:mod:`kg.nlp.tagger_features`). The encoder is uncased,
+as features of its classifier (:mod:`kg.nlp.entities.tagger_features`). The encoder is uncased,
 so a small word-shape id (:func:`shape_ids`) goes in beside each piece.
 
 For training the classifier on what the tagger says of unseen text, ``outputs`` names a

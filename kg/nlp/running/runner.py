@@ -1,6 +1,6 @@
 """Running the pipeline over many records: streaming chunks to a process pool or to Dask
-(:mod:`kg.nlp.distributed`), with bounded memory; each chunk is run by
-:mod:`kg.nlp.workers`."""
+(:mod:`kg.nlp.running.distributed`), with bounded memory; each chunk is run by
+:mod:`kg.nlp.running.workers`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kg.ingest.record import Record, Skipped
 from kg.nlp.extraction import PaperExtraction
-from kg.nlp.workers import (
+from kg.nlp.running.workers import (
     cached_pipeline,
     config_stamp,
     one_blas_thread_each,
@@ -39,7 +39,7 @@ def extract(
     With ``n_process > 1`` records go to worker processes in chunks of ``batch_size``;
     at most ``2 * n_process`` chunks are in flight, so memory does not grow with input.
     ``scheduler`` (``tcp://host:8786`` or ``local:N``) runs the chunks on a Dask cluster
-    instead (:mod:`kg.nlp.distributed`). A record the pipeline fails on comes out as
+    instead (:mod:`kg.nlp.running.distributed`). A record the pipeline fails on comes out as
     ``Skipped``.
     """
     records = iter(records)
@@ -48,7 +48,7 @@ def extract(
         return  # nothing to extract (a resumed or added-to build): no pipeline, no workers
     records = chain([first], records)
     if scheduler is not None:
-        from kg.nlp.distributed import extract_on_dask  # Dask loads only when asked
+        from kg.nlp.running.distributed import extract_on_dask  # Dask loads only when asked
 
         yield from extract_on_dask(
             records, scheduler, batch_size=batch_size, base=base, config=config

@@ -1,5 +1,5 @@
 """What the entity recognizer reads of the encoder tagger's outputs
-(``doc._.kg_tagger``, :mod:`kg.nlp.tagger`): the spans it tags, as candidates, and what it
+(``doc._.kg_tagger``, :mod:`kg.nlp.models.tagger`): the spans it tags, as candidates, and what it
 says of any candidate span, as features of the classifier."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from spacy.tokens import Doc
 
-from kg.nlp.phrases import Candidate
-from kg.nlp.tagger import TAGS, TYPES
+from kg.nlp.entities.phrases import Candidate
+from kg.nlp.models.tagger import TAGS, TYPES
 
 __all__ = ["tagger_candidates", "tagger_features"]
 

@@ -32,7 +32,7 @@ from spacy.parts_of_speech import NAMES as POS_NAMES
 from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span
 
-from kg.nlp.vocabulary import Gazetteer, Lexicon
+from kg.nlp.entities.vocabulary import Gazetteer, Lexicon
 
 __all__ = [
     "Candidate",

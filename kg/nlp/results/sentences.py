@@ -1,7 +1,7 @@
 """What the sentence around a number says about it: the method, data set and metric it is
 reported for, its setting, and how the numbers of a list, a range, a "respectively"
 sentence or a clause closed by a data set share them. Plain functions over the rows
-:class:`kg.nlp.results.ResultsExtractor` reads (dicts of char spans) and spaCy spans."""
+:class:`kg.nlp.results.component.ResultsExtractor` reads (dicts of char spans) and spaCy spans."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 
 from spacy.tokens import Span
 
-from kg.nlp.numbers import RANGE_GAP
+from kg.nlp.results.numbers import RANGE_GAP
 
 __all__ = [
     "clauses_shared",

@@ -1,6 +1,6 @@
 """What each worker of a run does: load the pipeline once, extract chunks of records
-with bounded memory. The process pool (:mod:`kg.nlp.runner`) and Dask
-(:mod:`kg.nlp.distributed`) both run these."""
+with bounded memory. The process pool (:mod:`kg.nlp.running.runner`) and Dask
+(:mod:`kg.nlp.running.distributed`) both run these."""
 
 from __future__ import annotations
 

@@ -9,11 +9,11 @@ from spacy.tokens import Doc, Span, Token
 from spacy.util import minibatch, registry
 
 from kg.nlp.component import KgComponent
+from kg.nlp.entities.phrases import SentenceIndex
+from kg.nlp.entities.proposals import is_named, proposed_method
 from kg.nlp.extensions import ENTITY_SPANS, doc_data
-from kg.nlp.perceptron import AveragedPerceptron
-from kg.nlp.phrases import SentenceIndex
-from kg.nlp.proposals import is_named, proposed_method
-from kg.nlp.relation_pairs import (
+from kg.nlp.models.perceptron import AveragedPerceptron
+from kg.nlp.relations.pairs import (
     allowed_types,
     entity_groups,
     is_stated,
@@ -52,11 +52,11 @@ class RelationExtractor(KgComponent):
 
     With a ``classifier``, what the rules find becomes evidence: every pair of the
     paper's entities that a relation type can join is typed or rejected by the trained
-    classifier (:mod:`kg.nlp.relation_pairs`), and a pair is kept when its best type
+    classifier (:mod:`kg.nlp.relations.pairs`), and a pair is kept when its best type
     scores ``bias`` or more above "no relation" (default: the bias the classifier was
     chosen with by cross-validation) and, for a win, a sentence states it
-    (:func:`~kg.nlp.relation_pairs.is_stated`). Its confidence is the chance, calibrated on held-out
-    folds, that the pair and type are right.
+    (:func:`~kg.nlp.relations.pairs.is_stated`). Its confidence is the chance, calibrated
+    on held-out folds, that the pair and type are right.
     """
 
     def __init__(

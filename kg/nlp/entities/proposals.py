@@ -6,9 +6,9 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from kg.nlp.component import KgComponent
+from kg.nlp.entities.phrases import TokenTable, content_tokens, phrase_type
+from kg.nlp.entities.vocabulary import Lexicon
 from kg.nlp.extensions import ENTITY_SPANS, doc_data, mention_key
-from kg.nlp.phrases import TokenTable, content_tokens, phrase_type
-from kg.nlp.vocabulary import Lexicon
 
 __all__ = ["ProposalFinder", "is_named", "proposed_method"]
 
