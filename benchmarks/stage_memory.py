@@ -141,15 +141,14 @@ def _link_shards(build: Path, tables: Path, copies: int = 1, lines_per_copy: int
             name = f"part-{k * n + i:05d}.parquet"
             t = pq.read_table(papers)
             extractions = []
-            for text in t.column("extraction").to_pylist():
-                ex = json.loads(text)
+            for ex in t.column("extraction").to_pylist():
                 ex["record"]["id"] += suffix
                 if ex["record"].get("line") is not None:
                     ex["record"]["line"] += k * lines_per_copy
-                extractions.append(json.dumps(ex, ensure_ascii=False))
+                extractions.append(ex)
             ids = [pid + suffix for pid in t.column("id").to_pylist()]
             t = t.set_column(0, "id", pa.array(ids, pa.string()))
-            t = t.set_column(2, "extraction", pa.array(extractions, pa.string()))
+            t = t.set_column(2, "extraction", pa.array(extractions, t.schema.field(2).type))
             loc = pq.read_table(locals_)
             loc = loc.set_column(
                 0, "paper", pa.array([p + suffix for p in loc.column("paper").to_pylist()])

@@ -21,16 +21,20 @@ from kg.orchestrate.options import PAPERS_PER_SHARD, ExtractOptions, Hooks
 from kg.orchestrate.summary import BuildSummary
 from kg.resolve import local_entities
 from kg.resolve.local import local_rows, locals_schema
+from kg.util.arrow import arrow_type
 from kg.util.tables import shard_files, write_table
 
 PAPERS = "papers"
 LOCALS = "locals"
 
 
-def _papers_schema():
+def papers_schema():
+    """The papers table: each paper's id, the digest of what was extracted (its title and
+    text) and its extraction, a struct column of :class:`~kg.nlp.extraction.PaperExtraction`."""
     import pyarrow as pa
 
-    return pa.schema([("id", pa.string()), ("digest", pa.string()), ("extraction", pa.string())])
+    return pa.schema([("id", pa.string()), ("digest", pa.string()),
+                      ("extraction", arrow_type(PaperExtraction))])  # fmt: skip
 
 
 def record_digest(record: Record) -> str:
@@ -85,9 +89,8 @@ class _ShardedExtractions:
         self.locals: list[dict] = []
 
     def add(self, ex: PaperExtraction, digest: str) -> None:
-        row = {"id": ex.record.id, "digest": digest,
-               "extraction": json.dumps(extraction_to_dict(ex), ensure_ascii=False)}  # fmt: skip
-        self.papers.append(row)
+        self.papers.append({"id": ex.record.id, "digest": digest,
+                            "extraction": extraction_to_dict(ex)})  # fmt: skip
         self.locals += local_rows(ex.record.id, local_entities(ex))
         if len(self.papers) >= self.papers_per_shard:
             self.flush()
@@ -97,7 +100,7 @@ class _ShardedExtractions:
             return
         name = f"part-{self.next:05d}.parquet"
         write_table(self.tables / LOCALS / name, self.locals, locals_schema())
-        write_table(self.tables / PAPERS / name, self.papers, _papers_schema())
+        write_table(self.tables / PAPERS / name, self.papers, papers_schema())
         self.next += 1
         self.papers, self.locals = [], []
 
@@ -118,12 +121,15 @@ def _ordered(shards: list[Path]) -> list[Path]:
 
 def _extractions(tables: Path) -> Iterator[PaperExtraction]:
     """Yield the extractions stored in the tables, shard by shard."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     for shard in _ordered(shard_files(tables / PAPERS)):
         for batch in pq.ParquetFile(shard).iter_batches(batch_size=500, columns=["extraction"]):
-            for text in batch.column(0).to_pylist():
-                yield extraction_from_dict(json.loads(text))
+            column = batch.column(0)
+            as_text = pa.types.is_string(column.type)  # an older build kept JSON text
+            for value in column.to_pylist():
+                yield extraction_from_dict(json.loads(value) if as_text else value)
 
 
 def _extract_new_papers(

@@ -210,3 +210,29 @@ def test_a_note_on_a_kept_record_is_told_as_a_note_not_a_skipped_record(tmp_path
     ]
     assert skipped == [] and summary.skipped == [] and summary.papers == 2
     assert summary.metadata_notes == 1
+
+
+def test_a_paper_s_extraction_is_a_typed_struct_and_older_json_text_is_still_read(builds, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kg.orchestrate.shards import PAPERS
+
+    (shard,) = (builds / "fast" / "tables" / PAPERS).glob("part-*.parquet")
+    column = pq.read_table(shard).schema.field("extraction").type
+    assert pa.types.is_struct(column) and "mentions" in [f.name for f in column]
+    typed, as_text = tmp_path / "typed", tmp_path / "as-text"
+    shutil.copytree(builds / "fast", typed)
+    shutil.copytree(builds / "fast", as_text)
+    old = pq.read_table(shard)  # as a build that kept JSON text wrote it
+    texts = [json.dumps(e, ensure_ascii=False) for e in old.column("extraction").to_pylist()]
+    old = old.set_column(2, "extraction", pa.array(texts, pa.string()))
+    pq.write_table(old, as_text / "tables" / PAPERS / shard.name)
+    more = _papers(tmp_path / "more.jsonl", ["We compare BERT with LoRA on GLUE."], 5)
+    for out in (typed, as_text):
+        assert (
+            build([more], Target(out, add_to=True), export=ExportOptions(outputs=LINES)).papers == 3
+        )
+    assert (as_text / "extractions.jsonl").read_bytes() == (
+        typed / "extractions.jsonl"
+    ).read_bytes()
