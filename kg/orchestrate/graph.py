@@ -9,7 +9,7 @@ from pathlib import Path
 from kg.graph.boards import board_properties
 from kg.graph.store import GraphTables, GraphTableWriter, merge_edge_tables, set_node_properties
 from kg.orchestrate.shards import _extractions
-from kg.resolve import local_entities, paper_record
+from kg.resolve import paper_record
 from kg.util.tables import DUCKDB_MEMORY
 
 __all__ = ["store_boards", "write_graph_tables"]
@@ -28,8 +28,8 @@ def write_graph_tables(
     graph = GraphTableWriter(tables)
     papers = 0
     with open(records, "w", encoding="utf-8") as out:
-        for ex in _extractions(tables):
-            record = paper_record(ex, local_entities(ex), resolution)
+        for ex, locals_ in _extractions(tables):
+            record = paper_record(ex, locals_, resolution)
             write_record(out, record)
             graph.add_paper(record)
             papers += 1

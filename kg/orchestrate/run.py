@@ -400,7 +400,8 @@ def _build_into(
     spill = tmp / ".spill"
     with duckdb_connection(spill, memory=duckdb_memory) as con:
         resolution = resolve_table(
-            con, f"read_parquet('{glob_of(tables / LOCALS)}')", tables / ENTITIES,
+            con, f"read_parquet('{glob_of(tables / LOCALS)}', union_by_name = true)",
+            tables / ENTITIES,
             curation=curation,
         )  # fmt: skip
     if resolution.curated is not None:

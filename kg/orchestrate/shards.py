@@ -20,7 +20,7 @@ from kg.nlp.extraction import (
 from kg.orchestrate.options import PAPERS_PER_SHARD, ExtractOptions, Hooks
 from kg.orchestrate.summary import BuildSummary
 from kg.resolve import local_entities
-from kg.resolve.local import local_rows, locals_schema
+from kg.resolve.local import LocalEntity, entities_of_rows, local_rows, locals_schema
 from kg.util.arrow import arrow_type
 from kg.util.tables import shard_files, write_table
 
@@ -119,17 +119,36 @@ def _ordered(shards: list[Path]) -> list[Path]:
     return sorted(shards, key=lambda p: (not p.name.startswith(PREVIOUS), p.name))
 
 
-def _extractions(tables: Path) -> Iterator[PaperExtraction]:
-    """Yield the extractions stored in the tables, shard by shard."""
+def _extractions(tables: Path) -> Iterator[tuple[PaperExtraction, list[LocalEntity]]]:
+    """Yield the extractions stored in the tables, shard by shard, each with the local
+    entities stored beside it (grouped again where an older build did not store them)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     for shard in _ordered(shard_files(tables / PAPERS)):
+        stored = _stored_locals(tables / LOCALS / shard.name)
         for batch in pq.ParquetFile(shard).iter_batches(batch_size=500, columns=["extraction"]):
             column = batch.column(0)
             as_text = pa.types.is_string(column.type)  # an older build kept JSON text
             for value in column.to_pylist():
-                yield extraction_from_dict(json.loads(value) if as_text else value)
+                ex = extraction_from_dict(json.loads(value) if as_text else value)
+                if stored is None:
+                    yield ex, local_entities(ex)
+                else:
+                    yield ex, entities_of_rows(stored.get(ex.record.id, ()))
+
+
+def _stored_locals(path: Path) -> dict[str, list[dict]] | None:
+    """The rows of a locals shard by paper; None for a shard of an older build, which
+    kept too little to rebuild them."""
+    import pyarrow.parquet as pq
+
+    if "mention_ids" not in pq.read_schema(path).names:
+        return None
+    by_paper: dict[str, list[dict]] = {}
+    for row in pq.read_table(path).to_pylist():
+        by_paper.setdefault(row["paper"], []).append(row)
+    return by_paper
 
 
 def _extract_new_papers(

@@ -43,16 +43,20 @@ LOCALS_SCHEMA_FIELDS = (
     ("mentions", "int32"),
     ("proposed", "bool"),
     ("benchmark", "bool"),
+    ("local_id", "int32"),
+    ("mention_ids", "list<int32>"),
+    ("scope", "string"),
 )
-"""The columns of the local-entity table that resolution reads (one row per paper entity)."""
+"""The columns of the local-entity table (one row per paper entity): resolution reads the
+first eight; the graph stage reads the rest back into each paper's :class:`LocalEntity`."""
 
 
 def locals_schema():
     """Return the pyarrow schema of the local-entity table."""
     import pyarrow as pa
 
-    kinds = {"string": pa.string(), "list<string>": pa.list_(pa.string()),
-             "int32": pa.int32(), "bool": pa.bool_()}  # fmt: skip
+    kinds = {"string": pa.string(), "list<string>": pa.list_(pa.string()), "int32": pa.int32(),
+             "list<int32>": pa.list_(pa.int32()), "bool": pa.bool_()}  # fmt: skip
     return pa.schema([(name, kinds[kind]) for name, kind in LOCALS_SCHEMA_FIELDS])
 
 
@@ -68,9 +72,23 @@ def local_rows(paper: str, entities: Iterable[LocalEntity]) -> list[dict]:
             "mentions": len(e.mentions),
             "proposed": e.proposed,
             "benchmark": e.benchmark,
+            "local_id": e.local_id,
+            "mention_ids": list(e.mentions),
+            "scope": e.scope,
         }
         for e in entities
     ]
+
+
+def entities_of_rows(rows: Iterable[dict]) -> list[LocalEntity]:
+    """Return the :class:`LocalEntity` list of one paper's rows of the local-entity table
+    (:func:`local_rows` wrote them), in local id order."""
+    return [
+        LocalEntity(local_id=r["local_id"], type=r["type"], name=r["name"],
+                    aliases=tuple(r["aliases"]), mentions=tuple(r["mention_ids"]),
+                    proposed=r["proposed"], benchmark=r["benchmark"], scope=r["scope"] or "")
+        for r in sorted(rows, key=lambda r: r["local_id"])
+    ]  # fmt: skip
 
 
 GENERIC_HEADS = frozenset(

@@ -212,11 +212,15 @@ def test_a_note_on_a_kept_record_is_told_as_a_note_not_a_skipped_record(tmp_path
     assert summary.metadata_notes == 1
 
 
-def test_a_paper_s_extraction_is_a_typed_struct_and_older_json_text_is_still_read(builds, tmp_path):
+def test_a_paper_s_extraction_is_a_typed_struct_and_an_older_build_s_tables_are_read(
+    builds, tmp_path
+):
+    """Extractions as JSON text and local entities without their ids and mentions (what
+    builds before kept) give the same records when a build is added to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kg.orchestrate.shards import PAPERS
+    from kg.orchestrate.shards import LOCALS, PAPERS
 
     (shard,) = (builds / "fast" / "tables" / PAPERS).glob("part-*.parquet")
     column = pq.read_table(shard).schema.field("extraction").type
@@ -228,6 +232,10 @@ def test_a_paper_s_extraction_is_a_typed_struct_and_older_json_text_is_still_rea
     texts = [json.dumps(e, ensure_ascii=False) for e in old.column("extraction").to_pylist()]
     old = old.set_column(2, "extraction", pa.array(texts, pa.string()))
     pq.write_table(old, as_text / "tables" / PAPERS / shard.name)
+    locals_ = pq.read_table(builds / "fast" / "tables" / LOCALS / shard.name)
+    assert {"local_id", "mention_ids", "scope"} <= set(locals_.schema.names)
+    locals_ = locals_.drop_columns(["local_id", "mention_ids", "scope"])
+    pq.write_table(locals_, as_text / "tables" / LOCALS / shard.name)
     more = _papers(tmp_path / "more.jsonl", ["We compare BERT with LoRA on GLUE."], 5)
     for out in (typed, as_text):
         assert (
