@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from kg.nlp.component import KgComponent
-from kg.nlp.entities.candidates import CandidateFinder
+from kg.nlp.entities.candidates import candidate_rules, find_candidates, plain_chunks
 from kg.nlp.entities.classify import CONFIDENCE, GateSettings, classify, gate, select
 from kg.nlp.entities.phrases import (
     Candidate,
@@ -78,7 +78,7 @@ class EntityRecognizer(KgComponent):
         self.classifier = classifier
         self.lexicon = lexicon
         self.gazetteer = gazetteer
-        self.finder = CandidateFinder(
+        self.rules = candidate_rules(
             nlp,
             lexicon,
             gazetteer,
@@ -96,7 +96,7 @@ class EntityRecognizer(KgComponent):
 
     def candidates(self, doc: Doc, table: TokenTable | None = None) -> list[Candidate]:
         """Return every candidate mention the rules propose (overlapping, typed or not)."""
-        return self.finder.candidates(doc, table)
+        return find_candidates(self.rules, doc, table)
 
     def process(self, doc: Doc) -> None:
         if self.classifier is not None:
@@ -130,7 +130,7 @@ class EntityRecognizer(KgComponent):
         candidates that propose it and the features the classifier scores it by."""
         table = TokenTable(doc)
         by_span: dict[tuple[int, int], list[Candidate]] = {}
-        found = self.finder.candidates(doc, table) + self.finder.plain_chunks(doc, table)
+        found = find_candidates(self.rules, doc, table) + plain_chunks(self.rules, doc, table)
         probs = doc._.kg_tagger
         if probs is not None:
             tagged = tagger_candidates(doc, probs)
