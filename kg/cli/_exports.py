@@ -74,13 +74,10 @@ def export_options(
 ):
     """The :class:`~kg.exporters.registry.ExportOptions` of the LadybugDB limits given (in
     the order of the options above), and ``others`` (``outputs``, ``graph_json_max``)."""
+    from kg.exporters.ladybug_options import LadybugOptions
     from kg.exporters.registry import ExportOptions
 
-    return ExportOptions(
-        **others,
-        ladybug_memory_mb=memory_mb,
-        ladybug_memory_max_mb=memory_max_mb,
-        ladybug_text_max_papers=text_max_papers,
-        ladybug_evidence_max_papers=evidence_max_papers,
-        ladybug_forward_only_above_mb=forward_only_above_mb,
+    limits = LadybugOptions(
+        memory_mb, memory_max_mb, text_max_papers, evidence_max_papers, forward_only_above_mb
     )
+    return ExportOptions(**others, ladybug=limits)

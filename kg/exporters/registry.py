@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.exporters import GRAPH_JSON_MAX
+from kg.exporters.ladybug_options import LadybugOptions
 
 if TYPE_CHECKING:  # the CLI reads the names without loading the graph's libraries
     from kg.graph.store import GraphSource
@@ -33,17 +34,8 @@ class ExportOptions:
     """The outputs a build writes, by exporter name (:data:`OUTPUTS`)."""
     graph_json_max: int = GRAPH_JSON_MAX
     """Write graph.json only when the graph has at most this many nodes plus relationships."""
-    ladybug_memory_mb: int | None = None
-    """The LadybugDB store's write buffer pool in MB, as it starts (0: unbounded)."""
-    ladybug_memory_max_mb: int | None = None
-    """What that pool may grow to (default a quarter of the machine's memory)."""
-    ladybug_text_max_papers: int | None = None
-    """A store of more papers leaves their abstracts out."""
-    ladybug_evidence_max_papers: int | None = None
-    """A store of more papers leaves its relationships' evidence out (default: never)."""
-    ladybug_forward_only_above_mb: int | None = None
-    """A relationship table heavier than this is stored forward only (default: an eighth
-    of the pool)."""
+    ladybug: LadybugOptions = field(default_factory=LadybugOptions)
+    """The LadybugDB store's limits (its exporter's own options)."""
 
 
 @dataclass
@@ -120,17 +112,8 @@ def _oxigraph(built: Built, out_dir: Path, options: ExportOptions) -> ExportResu
 def _ladybug(built: Built, out_dir: Path, options: ExportOptions) -> ExportResult:
     from kg.exporters import ladybug
 
-    def in_bytes(mb: int | None) -> int | None:
-        return None if mb is None else mb * 2**20
-
     written = ladybug.write_database(
-        built.source,
-        out_dir / ladybug.DB_NAME,
-        pool=in_bytes(options.ladybug_memory_mb),
-        pool_max=in_bytes(options.ladybug_memory_max_mb),
-        forward_only_above=in_bytes(options.ladybug_forward_only_above_mb),
-        text_max_papers=options.ladybug_text_max_papers,
-        evidence_max_papers=options.ladybug_evidence_max_papers,
+        built.source, out_dir / ladybug.DB_NAME, **options.ladybug.write_args()
     )
     return ExportResult([ladybug.DB_NAME], written.notes)
 

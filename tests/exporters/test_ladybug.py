@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg.errors import KgError
+from kg.exporters.ladybug_options import LadybugOptions
 from kg.exporters.registry import ExportOptions
 from kg.graph.model import EDGE_ENDS
 from kg.query import LadybugEngine, list_queries, run_saved
@@ -59,7 +60,7 @@ def test_a_store_too_big_for_its_buffer_pool_grows_it_and_says_so(tmp_path):
     papers = _three_example_papers(tmp_path)
     exporters = ("jsonl", "ladybug", "report")
     build([papers], tmp_path / "roomy", export=ExportOptions(outputs=exporters))
-    small = ExportOptions(ladybug_memory_mb=8)
+    small = ExportOptions(ladybug=LadybugOptions(memory_mb=8))
     summary = build([papers], tmp_path / "grown", export=replace(small, outputs=exporters))
     grown = [n for n in summary.notes if "buffer pool grew" in n]
     assert grown and re.search(r"grew from 8 to 16 MB for \w+", grown[0])
@@ -77,7 +78,7 @@ def test_the_build_report_names_forward_only_tables(tmp_path):
     exporters = ("jsonl", "ladybug", "report")
     plain = build([papers], tmp_path / "plain", export=ExportOptions(outputs=exporters))
     assert not [n for n in plain.notes if "forward only" in n]
-    fwd = ExportOptions(ladybug_forward_only_above_mb=0)
+    fwd = ExportOptions(ladybug=LadybugOptions(forward_only_above_mb=0))
     summary = build([papers], tmp_path / "fwd", export=replace(fwd, outputs=exporters))
     (note,) = [n for n in summary.notes if "forward only" in n]
     assert "MENTIONS" in note and "path-between" in note
@@ -100,7 +101,7 @@ def test_a_store_of_many_papers_leaves_their_texts_out_and_says_so(tmp_path):
     kept = LadybugEngine(tmp_path / "plain").run(query).rows
     n = len(kept)
     assert n >= 2 and all(text for _, text in kept)
-    few = ExportOptions(ladybug_text_max_papers=n - 1)
+    few = ExportOptions(ladybug=LadybugOptions(text_max_papers=n - 1))
     summary = build([papers], tmp_path / "big", export=replace(few, outputs=exporters))
     (note,) = [n for n in summary.notes if "Paper.text" in n]
     assert f"{n} papers, more than {n - 1}" in note and "extractions.jsonl" in note
@@ -123,7 +124,7 @@ def test_a_store_of_many_papers_can_leave_the_evidence_out_and_says_so(tmp_path)
     assert not [n for n in plain.notes if "evidence" in n]
     kept = LadybugEngine(tmp_path / "plain").run(_METHOD_MENTIONS).rows
     assert len(kept) >= 3 and all(evidence for *_, evidence in kept)
-    few = ExportOptions(ladybug_evidence_max_papers=plain.papers - 1)
+    few = ExportOptions(ladybug=LadybugOptions(evidence_max_papers=plain.papers - 1))
     summary = build([papers], tmp_path / "big", export=replace(few, outputs=exporters))
     (note,) = [n for n in summary.notes if "evidence" in n]
     assert f"{plain.papers} papers, more than {plain.papers - 1}" in note
