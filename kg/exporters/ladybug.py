@@ -46,46 +46,31 @@ WRITE_BUFFER_POOL = 512 * 2**20
 WRITE_BUFFER_POOL_MAX = max(
     WRITE_BUFFER_POOL, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
 )
-"""What the write buffer pool may grow to (``--ladybug-memory-max-mb``, default a quarter
-of the machine's memory). A ``COPY`` whose checkpoint finds the pool full is taken up again
-with a pool twice as big, up to this, and the build's report says so: the checkpoint of a
-relationship table rewrites the lists of every source node group it touches, which grow
-with the table (the corpus eight times over, 575,264 abstracts, needs 1,024 MB)."""
+"""What the write buffer pool may grow to (``--ladybug-memory-max-mb``): a ``COPY`` whose
+checkpoint finds the pool full is taken up again with the pool doubled, up to this, as a
+checkpoint's need grows with its table (docs/performance.md, LadybugDB)."""
 
 WRITE_THREADS = 1
-"""LadybugDB's threads while a build writes the store. Every ``COPY`` runs with
-``parallel=false``, so more threads add no speed, but each keeps buffers of its own (the
-store of 71,908 abstracts: 752 MB with one thread, 857 MB with two)."""
+"""LadybugDB's threads while a build writes the store: every ``COPY`` runs with
+``parallel=false``, so more threads add no speed, only buffers of their own."""
 
 TEXT_MAX_PAPERS = 20_000
 """A store of more papers than this leaves their abstracts (``Paper.text``) out
-(``--ladybug-text-max-papers``; the texts stay in ``extractions.jsonl``, ``graph.ttl``,
-the Oxigraph store and Neo4j, and every span's offsets stay on its evidence). LadybugDB
-rewrites a node group of up to 131,072 papers, their texts with it, at the checkpoint
-after each ``COPY`` into it, so the texts set the store's peak: the 71,908 papers alone
-peaked at 752 MB with their texts and 307 MB without."""
+(``--ladybug-text-max-papers``): each checkpoint rewrites a node group of papers with
+their texts, which then set the store's peak. The texts stay in the other outputs."""
 
 EVIDENCE_MAX_PAPERS: int | None = None
-"""A store of more papers than this leaves the evidence of its relationships out (the
-``evidence`` property is null; ``--ladybug-evidence-max-papers``, unset by default: every
-store keeps it). The evidence stays in ``extractions.jsonl``, ``graph.ttl``, the Oxigraph
-store, the build's tables and Neo4j. LadybugDB's checkpoint after a ``COPY`` into a
-relationship table needs pool pages in proportion to the table with its evidence, so the
-evidence sets a big store's peak: the export alone at 10,000 / 71,908 / 287,632 abstracts
-peaked at 364 / 574 / 816 MB with it and 295 / 373 / 391 MB without."""
+"""A store of more papers than this leaves the evidence of its relationships out
+(``--ladybug-evidence-max-papers``; unset, every store keeps it): a checkpoint needs pool
+pages in proportion to a table with its evidence. The evidence stays in the other outputs."""
 
 FORWARD_ONLY_ABOVE: int | None = None
-"""A relationship table whose rows (as the CSV copied in, for its biggest pair of labels)
-weigh more than this many bytes is stored forward only (``storage_direction = 'fwd'``;
-``--ladybug-forward-only-above-mb``; by default, None, an eighth of the write buffer pool,
-and no limit when the pool is unbounded). The backward lists of such a table are spread
-over every node group of its targets, so each ``COPY`` into it rewrites them all at the
-checkpoint, and the pool runs out as the table grows (``benchmarks/bench_ladybug_uses.py``;
-with a quarter of the pool as the limit, the 288k-abstract build ran out of it). LadybugDB
-refuses undirected patterns over such a table (``(a)-[*]-(b)``, path-between) and fails a
-directed one it would walk backward from a node an earlier clause bound
-(``MATCH (r:Result) ... MATCH (p:Paper)-[:REPORTS]->(r)``); the saved queries other than
-path-between are written to avoid both."""
+"""A relationship table whose CSV for one pair of labels weighs more than this many bytes
+is stored forward only (``--ladybug-forward-only-above-mb``; None: an eighth of the write
+buffer pool, no limit when it is unbounded): its backward lists, spread over every node
+group of its targets, would be rewritten at each checkpoint until the pool ran out.
+LadybugDB then refuses undirected patterns over it and a directed one walked backward from
+a node an earlier clause bound, so the saved queries avoid both."""
 
 
 def schema_ddl() -> list[str]:
@@ -125,12 +110,9 @@ def forward_only_tables(conn) -> list[str]:
 
 
 BUCKET_NODES = 20_000
-"""Nodes per bucket when a build writes the store. The nodes of each label are split into
-buckets by a hash of their key and copied bucket after bucket, so a bucket's nodes sit
-side by side in the table; each relationship table is then copied one bucket of its
-source nodes at a time, so a ``COPY`` adds to the few node groups its bucket lives in
-(with tables over :data:`FORWARD_ONLY_ABOVE` kept forward only, the checkpoint's memory
-stays flat: a synthetic 288k-paper, 3.45M-MENTIONS store loads in 150 s at a 766 MB peak)."""
+"""Nodes per bucket when a build writes the store: the nodes of a label are copied bucket by
+bucket (by a hash of their key), and each relationship table one bucket of its source
+nodes at a time, so that a ``COPY`` adds to the few node groups its bucket lives in."""
 
 _MEMORY_ROWS = 20_000
 """CSV rows held in memory across all buckets before they are appended to their files."""
@@ -260,9 +242,8 @@ class LadybugWrite:
 
 
 SPACE_RESERVE = 8 * 2**20
-"""Free bytes a ``COPY`` needs beyond twice its file: an empty store grows by about 4.7 MB
-on its first writes (the 12-abstract example's store is 4.8 MB), and its write-ahead log
-holds a copy's pages until the checkpoint."""
+"""Free bytes a ``COPY`` needs beyond twice its file (the write-ahead log holds a copy's
+pages until the checkpoint): an empty store grows by about 4.7 MB on its first writes."""
 
 
 def _check_space(path: Path, file: Path, what: str) -> None:

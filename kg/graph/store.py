@@ -132,17 +132,14 @@ class GraphTableWriter:
 
 
 MERGE_ROWS = 250_000
-"""Per-paper edge rows sorted at once when edges are merged: more rows are split into
-partitions by a hash of (type, from, to), each sorted on its own. DuckDB cannot sort a
-288k-abstract build's 6M rows in its 256 MB; with 250,000 a big build's sorts fill little
-more of it than a small one's (the merge stage peaks at 431 / 529 / 601 MB on 10,000 /
-71,908 / 287,632 abstracts, ``benchmarks/stage_memory.py``)."""
+"""Per-paper edge rows sorted at once when edges are merged; more are split into partitions
+by a hash of (type, from, to), each sorted on its own, so that a big build's sorts fit in
+DuckDB's 256 MB as a small one's do (docs/performance.md)."""
 
 EDGE_ROWS_PER_SHARD = 10_000
-"""Merged edges held before they are written as a shard of ``edges/``. An edge carries up
-to :data:`~kg.graph.assemble.MAX_EVIDENCE` evidence items, more of them the bigger the
-corpus, so few rows are held: merging 287,632 abstracts alone peaked at 537 MB with
-10,000 rows a shard, 775 MB with 50,000."""
+"""Merged edges held before they are written as a shard of ``edges/``: few, as an edge
+carries up to :data:`~kg.graph.assemble.MAX_EVIDENCE` evidence items, more of them the
+bigger the corpus."""
 
 
 def merge_edge_tables(
