@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.eval.scoring import _value  # noqa: E402
+from kg.eval.scoring import gold_value  # noqa: E402
 from kg.names import normalise_name  # noqa: E402
 from kg.nlp.models.perceptron import AveragedPerceptron  # noqa: E402
 from kg.nlp.results.linking import (  # noqa: E402
@@ -72,7 +72,7 @@ def paper_rows(pred: dict, gold: dict) -> list[dict]:
         if "start" not in ev:
             continue
         for k, g in enumerate(gold.get("results", [])):
-            if k in used or _value(row.get("value")) != _value(g.get("value")):
+            if k in used or gold_value(row.get("value")) != gold_value(g.get("value")):
                 continue
             used.add(k)
             number = NumberRow(

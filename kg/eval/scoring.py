@@ -19,6 +19,8 @@ __all__ = [
     "evaluate",
     "evaluate_files",
     "format_table",
+    "gold_type",
+    "gold_value",
     "paper_match_key",
 ]
 
@@ -68,7 +70,8 @@ def paper_match_key(text: str) -> str:
     return normalise_space(text)[:60]
 
 
-def _type(t: str) -> str:
+def gold_type(t: str) -> str:
+    """An entity type as scoring compares it: a Benchmark counts as a Dataset."""
     return "Dataset" if t in {"Dataset", "Benchmark"} else t
 
 
@@ -89,7 +92,7 @@ def match_entities(pred: list[dict], gold: list[dict], typed: bool = True) -> di
     used: set[int] = set()
 
     def compatible(i: int, j: int) -> bool:
-        return not typed or _type(pred[i]["type"]) == _type(gold[j]["type"])
+        return not typed or gold_type(pred[i]["type"]) == gold_type(gold[j]["type"])
 
     for exact in (True, False):
         for i in range(len(pred)):
@@ -153,7 +156,12 @@ def _relations(
             explain.append({"kind": "relation_fn", "item": [g["head"], g["type"], g["tail"]]})
 
 
-def _value(v: Any) -> float | None:
+def gold_value(v: Any) -> float | None:
+    """A result's value as scoring compares it: a finite number rounded to 4 places, or None.
+
+    >>> gold_value("81.25001"), gold_value("n/a"), gold_value(float("inf"))
+    (81.25, None, None)
+    """
     try:
         value = float(v)
     except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
@@ -168,7 +176,7 @@ def _results(
     matched = 0
     for row in pred:
         for k, g in enumerate(gold):
-            if k in used or _value(row.get("value")) != _value(g.get("value")):
+            if k in used or gold_value(row.get("value")) != gold_value(g.get("value")):
                 continue
             if with_metric and normalise_name(row.get("metric") or "") != normalise_name(
                 g.get("metric") or ""
@@ -253,12 +261,12 @@ class _Tally:
         self.ent_untyped.add(len(untyped), len(p_ents), len(untyped), len(g_ents))
         matched_gold = set(typed.values())
         for i, e in enumerate(p_ents):
-            self.per_type.setdefault(_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
+            self.per_type.setdefault(gold_type(e["type"]), Score()).add(i in typed, 1, 0, 0)
             self.entity_hits.append((entity_confidence(e), i in typed))
             if self.explain and i not in typed:
                 self.notes.append({"kind": "entity_fp", "item": [e["type"], e["name"]]})
         for j, e in enumerate(g_ents):
-            self.per_type.setdefault(_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
+            self.per_type.setdefault(gold_type(e["type"]), Score()).add(0, 0, j in matched_gold, 1)
             if self.explain and j not in matched_gold:
                 self.notes.append({"kind": "entity_fn", "item": [e["type"], e["name"]]})
         return typed
@@ -390,7 +398,7 @@ def _bad_number(record: dict) -> str | None:
         if not ok:  # NaN fails the comparison too
             return f"confidence {conf!r} is no number from 0 to 1"
         value = item.get("value")
-        if isinstance(value, int) and not isinstance(value, bool) and _value(value) is None:
+        if isinstance(value, int) and not isinstance(value, bool) and gold_value(value) is None:
             return f"value {str(value)[:20]}… has {len(str(value))} digits: too large a number"
     return None
 

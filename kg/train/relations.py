@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.eval.scoring import _type
+from kg.eval.scoring import gold_type
 from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.pipeline import load_pipeline
 from kg.nlp.relations.pairs import PairCandidate, allowed_types, is_stated
@@ -37,7 +37,7 @@ def pair_examples(pairs: list[PairCandidate], gold: dict) -> list[Example]:
     forms: dict[tuple[str, str], str] = {}
     for ent in gold["entities"]:
         for form in [ent["name"], *ent.get("aliases", [])]:
-            forms.setdefault((normalise_name(form), _type(ent["type"])), ent["name"])
+            forms.setdefault((normalise_name(form), gold_type(ent["type"])), ent["name"])
     relations: dict[tuple[str, str], str] = {}
     for rel in gold["relations"]:
         relations.setdefault((rel["head"], rel["tail"]), rel["type"])
@@ -45,7 +45,7 @@ def pair_examples(pairs: list[PairCandidate], gold: dict) -> list[Example]:
             relations.setdefault((rel["tail"], rel["head"]), rel["type"])
 
     def gold_name(group) -> str | None:
-        label = _type(group.label)
+        label = gold_type(group.label)
         for m in group.mentions:
             name = forms.get((normalise_name(m.text), label))
             if name:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from kg.eval import evaluate
-from kg.eval.scoring import _value
+from kg.eval.scoring import gold_value
 from kg.nlp.models.perceptron import AveragedPerceptron
 from kg.nlp.results.component import find_numbers, parse_number, rule_features
 from kg.nlp.results.score_decision import (
@@ -31,8 +31,8 @@ GRID = (-30.0, -20.0, -15.0, -12.0, -8.0, -5.0, -3.0, -1.0, 0.0)
 
 def paper_examples(text: str, rows: list[dict]) -> list[tuple[list[str], str]]:
     """The features and class of every number of one abstract."""
-    scores = {_value(r.get("value")) for r in rows if not r.get("delta")}
-    deltas = {_value(r.get("value")) for r in rows if r.get("delta")}
+    scores = {gold_value(r.get("value")) for r in rows if not r.get("delta")}
+    deltas = {gold_value(r.get("value")) for r in rows if r.get("delta")}
     out = []
     for s, e in rough_sentences(text):
         sentence = text[s:e]
@@ -40,7 +40,7 @@ def paper_examples(text: str, rows: list[dict]) -> list[tuple[list[str], str]]:
             value = parse_number(number)
             if value is None:
                 continue
-            v = _value(value)
+            v = gold_value(value)
             label = "score" if v in scores else "delta" if v in deltas else "none"
             feats = number_features(sentence, start, end, value, unit, sign)
             out.append((feats + rule_features(sentence, start, end, sign), label))
@@ -98,7 +98,7 @@ def predictions_table(gold: list[dict], path: Path, models: list, folds: int) ->
     for p in preds:
         feats = [row_features(p, r) for r in p["results"]]
         decided[p["id"]] = models[fold_of[p["id"]]].scores_many(feats)
-    gold_values = {g["id"]: {_value(r["value"]) for r in g["results"]} for g in gold}
+    gold_values = {g["id"]: {gold_value(r["value"]) for r in g["results"]} for g in gold}
     table = []
     for bias in (None, *GRID):
         kept_preds, dropped, dropped_in_gold = [], 0, 0
@@ -107,7 +107,7 @@ def predictions_table(gold: list[dict], path: Path, models: list, folds: int) ->
             for row, scores in zip(p["results"], decided[p["id"]], strict=True):
                 if bias is not None and choose(scores, {"none": bias}) == "none":
                     dropped += 1
-                    dropped_in_gold += _value(row["value"]) in gold_values.get(p["id"], set())
+                    dropped_in_gold += gold_value(row["value"]) in gold_values.get(p["id"], set())
                     continue
                 keep.append(row)
             kept_preds.append({**p, "results": keep})
@@ -132,7 +132,7 @@ def delta_agreement(gold: list[dict], path: Path, models: list, folds: int, bias
                 same = [
                     g
                     for g in by_id[p["id"]]["results"]
-                    if _value(g["value"]) == _value(row["value"])
+                    if gold_value(g["value"]) == gold_value(row["value"])
                 ]
                 if kind == "none" or not same:
                     continue
