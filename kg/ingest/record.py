@@ -55,8 +55,7 @@ class Note:
     text: str
 
     def __str__(self) -> str:
-        where = f"{self.source}:{self.line}" if self.line is not None else self.source
-        return f"{where}: {self.text}"
+        return f"{_where(self.source, self.line)}: {self.text}"
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,12 @@ class Skipped:
     excerpt: str = ""
 
     def __str__(self) -> str:
-        where = f"{self.source}:{self.line}" if self.line is not None else self.source
-        return f"{where}: {self.reason}"
+        return f"{_where(self.source, self.line)}: {self.reason}"
+
+
+def _where(source: str, line: int | None) -> str:
+    """``file:line``, or the file alone when the line is not known."""
+    return f"{source}:{line}" if line is not None else source
 
 
 @dataclass(frozen=True)
